@@ -1,0 +1,243 @@
+"""Events: past-tense facts, and ``apply``, which folds them into the state and never fails.
+
+The vocabulary is small and edition-neutral on purpose: every edition's transaction is a
+list of these. Accounts for money are a token, ``bank``, ``jackpot``, ``vault`` or
+``stake:<token>``; places for items are a token, ``box``, ``vault`` or ``board``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from banker.rules.state import Debt, GameState, Holding
+
+
+@dataclass(frozen=True)
+class Event:
+    kind: ClassVar[str] = "event"
+
+    def to_json(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["kind"] = self.kind
+        return data
+
+
+@dataclass(frozen=True)
+class CashMoved(Event):
+    kind: ClassVar[str] = "cash_moved"
+    src: str
+    dst: str
+    amount: int
+
+
+@dataclass(frozen=True)
+class OwnerChanged(Event):
+    kind: ClassVar[str] = "owner_changed"
+    street: str
+    owner: str | None
+
+
+@dataclass(frozen=True)
+class BuildingsChanged(Event):
+    kind: ClassVar[str] = "buildings_changed"
+    street: str
+    houses: int
+    hotels: int
+    paid: int = 0
+
+
+@dataclass(frozen=True)
+class ItemsMoved(Event):
+    kind: ClassVar[str] = "items_moved"
+    item: str  # house, hotel, key, jail_card
+    src: str
+    dst: str
+    count: int = 1
+
+
+@dataclass(frozen=True)
+class MortgageChanged(Event):
+    kind: ClassVar[str] = "mortgage_changed"
+    street: str
+    mortgaged: bool
+
+
+@dataclass(frozen=True)
+class StreetUnlocked(Event):
+    kind: ClassVar[str] = "street_unlocked"
+    street: str
+
+
+@dataclass(frozen=True)
+class JailChanged(Event):
+    kind: ClassVar[str] = "jail_changed"
+    player: str
+    in_jail: bool
+    tries: int = 0
+
+
+@dataclass(frozen=True)
+class Drawn(Event):
+    """A random draw was made (its value is recorded so replay never re-draws)."""
+
+    kind: ClassVar[str] = "drawn"
+    what: str
+    value: str
+
+
+@dataclass(frozen=True)
+class DeckChanged(Event):
+    kind: ClassVar[str] = "deck_changed"
+    order: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class VaultCodeSet(Event):
+    kind: ClassVar[str] = "vault_code_set"
+    code: int
+
+
+@dataclass(frozen=True)
+class GuessMade(Event):
+    kind: ClassVar[str] = "guess_made"
+    player: str
+    number: int
+    opened: bool
+
+
+@dataclass(frozen=True)
+class DebtChanged(Event):
+    kind: ClassVar[str] = "debt_changed"
+    debtor: str | None  # None: no open debt
+    creditor: str = ""
+    amount: int = 0
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class PlayerOut(Event):
+    kind: ClassVar[str] = "player_out"
+    player: str
+
+
+@dataclass(frozen=True)
+class GameEnded(Event):
+    kind: ClassVar[str] = "game_ended"
+    winners: tuple[str, ...]
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.kind: cls
+    for cls in (CashMoved, OwnerChanged, BuildingsChanged, ItemsMoved, MortgageChanged,
+                StreetUnlocked, JailChanged, Drawn, DeckChanged, VaultCodeSet, GuessMade,
+                DebtChanged, PlayerOut, GameEnded)
+}
+
+
+def event_from_json(data: dict[str, Any]) -> Event:
+    """Inverse of ``Event.to_json``. Raises ``ValueError`` on an unknown or malformed event."""
+    payload = dict(data)
+    kind = payload.pop("kind", None)
+    cls = EVENT_TYPES.get(str(kind))
+    if cls is None:
+        raise ValueError(f"unknown event kind {kind!r}")
+    if cls is DeckChanged:
+        payload["order"] = tuple(payload.get("order", ()))
+    if cls is GameEnded:
+        payload["winners"] = tuple(payload.get("winners", ()))
+    try:
+        return cls(**payload)
+    except TypeError as exc:
+        raise ValueError(f"malformed {kind} event") from exc
+
+
+# --- apply ---------------------------------------------------------------------------------
+
+def _add_cash(state: GameState, account: str, delta: int) -> None:
+    if account in state.players:
+        state.players[account].cash += delta
+    elif account == "bank":
+        if state.bank is not None:
+            state.bank += delta
+    elif account == "jackpot":
+        state.jackpot += delta
+    elif account == "vault":
+        state.vault_cash += delta
+    elif account.startswith("stake:"):
+        token = account[6:]
+        state.stakes[token] = state.stakes.get(token, 0) + delta
+        if state.stakes[token] == 0:
+            del state.stakes[token]
+
+
+def _add_items(state: GameState, place: str, item: str, delta: int) -> None:
+    if place in state.players:
+        bag = state.players[place].items
+    elif place == "vault":
+        bag = state.vault_items
+    elif place == "box":
+        bag = state.box
+    else:  # "board": buildings on streets are counted on the streets themselves
+        return
+    bag[item] = bag.get(item, 0) + delta
+    if bag[item] == 0:
+        del bag[item]
+
+
+def apply_in_place(state: GameState, event: Event) -> None:
+    """Mutate ``state`` by one event. Never raises for any well-formed event."""
+    if isinstance(event, CashMoved):
+        _add_cash(state, event.src, -event.amount)
+        _add_cash(state, event.dst, event.amount)
+    elif isinstance(event, OwnerChanged):
+        state.streets.setdefault(event.street, Holding()).owner = event.owner
+    elif isinstance(event, BuildingsChanged):
+        h = state.streets.setdefault(event.street, Holding())
+        h.houses, h.hotels, h.paid = event.houses, event.hotels, event.paid
+    elif isinstance(event, ItemsMoved):
+        _add_items(state, event.src, event.item, -event.count)
+        _add_items(state, event.dst, event.item, event.count)
+    elif isinstance(event, MortgageChanged):
+        state.streets.setdefault(event.street, Holding()).mortgaged = event.mortgaged
+    elif isinstance(event, StreetUnlocked):
+        state.streets.setdefault(event.street, Holding()).unlocked = True
+    elif isinstance(event, JailChanged):
+        if event.player in state.players:
+            state.players[event.player].in_jail = event.in_jail
+            state.players[event.player].jail_tries = event.tries
+    elif isinstance(event, Drawn):
+        state.draws += 1
+    elif isinstance(event, DeckChanged):
+        state.deck = list(event.order)
+    elif isinstance(event, VaultCodeSet):
+        state.vault_code = event.code
+        state.guessed = []
+    elif isinstance(event, GuessMade):
+        if not event.opened and event.number not in state.guessed:
+            state.guessed.append(event.number)
+    elif isinstance(event, DebtChanged):
+        state.debt = (Debt(event.debtor, event.creditor, event.amount, event.reason)
+                      if event.debtor else None)
+    elif isinstance(event, PlayerOut):
+        if event.player in state.players:
+            state.players[event.player].out = True
+    elif isinstance(event, GameEnded):
+        state.game_over = True
+        state.winners = list(event.winners)
+
+
+def apply(state: GameState, event: Event) -> GameState:
+    """A new state with ``event`` applied; ``state`` is untouched."""
+    new = state.clone()
+    apply_in_place(new, event)
+    return new
+
+
+def fold(state: GameState, events: list[Event]) -> GameState:
+    """State after every event in order (one copy, then in-place folding)."""
+    new = state.clone()
+    for e in events:
+        apply_in_place(new, e)
+    return new
