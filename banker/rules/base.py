@@ -116,6 +116,10 @@ class Rules:
     def pay(src: str, dst: str, amount: int) -> list[Event]:
         return [CashMoved(src, dst, amount)] if amount > 0 else []
 
+    def can_bid(self, state: GameState, player: str) -> str | None:
+        """Why ``player`` may not bid in an auction now (a refusal code), or None."""
+        return None
+
     # --- end of game ----------------------------------------------------------------------
     def measure(self, state: GameState, player: str) -> int:
         """The edition's final measure for ranking ("who's winning"). Default: cash."""

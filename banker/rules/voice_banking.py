@@ -67,10 +67,6 @@ class VoiceBankingRules(Rules):
         self.unowned(state, street)
         return Outcome(auctions=[street])
 
-    def can_bid(self, state: GameState, player: str) -> str | None:
-        """Why ``player`` may not bid now (a refusal code), or None."""
-        return None
-
     def do_auction_close(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
         """The auction dialogue's end: the highest bidder (``cmd.player``) pays and owns."""
         street = self.street(cmd)

@@ -1,0 +1,110 @@
+"""The composition root: builds a game session (new or resumed) with its journal.
+
+Front ends (keyboard, voice) call ``start_game`` and then feed the session.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from banker.editions import EditionError, load_edition
+from banker.editions.loader import parse_edition
+from banker.editions.model import Edition
+from banker.journal import GameFile, JournalError, default_game_path, latest_game
+from banker.journal.sqlite import Header
+from banker.rules import Money
+from banker.interpreter.session import Session
+
+
+class UsageError(Exception):
+    """Bad usage or input: one sentence, exit status 2."""
+
+
+@dataclass
+class Game:
+    session: Session
+    file: GameFile
+    resumed: bool
+
+
+def parse_players(text: str, edition: Edition) -> list[str]:
+    names = [w for w in text.replace(",", " ").split() if w]
+    out: list[str] = []
+    for n in names:
+        low = n.lower()
+        match = [t.id for t in edition.tokens if low in (t.id, t.name.lower(), t.name.lower().replace("-", ""))]
+        if not match:
+            raise UsageError(f"There's no token called {n!r} in {edition.name} "
+                             f"(tokens: {', '.join(edition.token_ids)}).")
+        if match[0] in out:
+            raise UsageError(f"{n} is listed twice.")
+        out.append(match[0])
+    if not edition.min_players <= len(out) <= edition.max_players:
+        raise UsageError(f"{edition.name} needs {edition.min_players} to {edition.max_players} players.")
+    return out
+
+
+def parse_options(items: list[str], edition: Edition) -> dict[str, str]:
+    specs = {o.name: o for o in edition.options}
+    out: dict[str, str] = {}
+    for item in items:
+        if "=" not in item:
+            raise UsageError(f"Options look like KEY=VALUE, not {item!r}.")
+        k, v = (s.strip() for s in item.split("=", 1))
+        if k in specs:
+            if specs[k].choices and v not in specs[k].choices:
+                raise UsageError(f"Option {k} must be one of {', '.join(specs[k].choices)}.")
+            out[k] = v
+        elif "." not in k:  # dotted keys are settings (asr.engine=vosk), handled by config
+            raise UsageError(f"{edition.name} has no option {k!r}.")
+    return out
+
+
+def start_game(edition_id: str | None, players_text: str | None, option_items: list[str],
+               game_path: Path | None, resume: bool, on_say: Callable[[str], None],
+               ask_players: Callable[[Edition], str]) -> Game:
+    if resume:
+        if edition_id or players_text or [o for o in option_items if "." not in o.split("=")[0]]:
+            raise UsageError("--resume continues a game as it was: don't give --edition, --players or --option.")
+        path = game_path or latest_game()
+        if path is None:
+            raise UsageError("There is no saved game to resume.")
+        gf = GameFile(path)
+        loaded = gf.open()
+        try:
+            edition = parse_edition(loaded.header.edition_yaml, f"{path} (edition)")
+        except EditionError as exc:
+            gf.close()
+            raise JournalError(exc.sentence()) from None
+        session = Session(edition, loaded.header.players, options=loaded.header.options,
+                          seed=loaded.header.seed, journal=gf, on_say=on_say,
+                          history=loaded.transactions)
+        if loaded.repaired_from is not None:
+            session.say("journal_repaired", count=len(loaded.transactions))
+        if not session.state.game_over:
+            session.say("resumed")
+        if session.history and not session.state.game_over:
+            session._announce(session.history[-1].said)
+        if loaded.open_dialogue:
+            session.interrupted(loaded.open_dialogue)
+        return Game(session, gf, True)
+    edition = load_edition(edition_id or "voice-banking")
+    options = parse_options(option_items, edition)
+    players = parse_players(players_text if players_text is not None else ask_players(edition), edition)
+    path = game_path or default_game_path()
+    gf = GameFile(path)
+    seed = random.SystemRandom().randrange(1, 2**31)
+    yaml_text = _edition_text(edition)
+    gf.create(Header(edition.id, yaml_text, players, options, seed))
+    session = Session(edition, players, options=options, seed=seed, journal=gf, on_say=on_say)
+    session.say("welcome", amount=Money(edition.start_cash))
+    return Game(session, gf, False)
+
+
+def _edition_text(edition: Edition) -> str:
+    from banker.editions.loader import editions_dir
+
+    return (editions_dir() / f"{edition.id}.yaml").read_text(encoding="utf-8")

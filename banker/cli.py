@@ -1,0 +1,195 @@
+"""The ``banker`` command (``cli.md``). Exit status: 0 ok, 1 a check failed, 2 bad usage/input.
+
+A user's mistake gets one plain sentence on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from banker.config import ConfigError
+from banker.editions import EditionError, available_editions, load_edition
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        print(f"banker: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="banker", description="Mr. Monopoly, an offline voice banker.")
+    sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+
+    play = sub.add_parser("play", help="play a game at the table")
+    play.add_argument("--edition")
+    play.add_argument("--players")
+    play.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    play.add_argument("--keyboard", action="store_true", help="typed lines only, no audio")
+    play.add_argument("--game", type=Path)
+    play.add_argument("--resume", action="store_true")
+
+    rp = sub.add_parser("replay", help="run transcripts")
+    rp.add_argument("files", nargs="+", type=Path)
+    rp.add_argument("--report", type=Path)
+
+    tr = sub.add_parser("transcribe", help="recognise WAV files")
+    tr.add_argument("--edition", default="voice-banking")
+    tr.add_argument("--json", action="store_true")
+    tr.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    tr.add_argument("wavs", nargs="+", type=Path)
+
+    say = sub.add_parser("say", help="Mr. Monopoly says TEXT")
+    say.add_argument("text", nargs="+")
+    say.add_argument("--out", type=Path)
+
+    st = sub.add_parser("state", help="print a game's state")
+    st.add_argument("--game", type=Path)
+    st.add_argument("--json", action="store_true")
+
+    sub.add_parser("editions", help="list editions")
+
+    b = sub.add_parser("bench", help="speech benchmarks")
+    b.add_argument("--quick", action="store_true")
+    b.add_argument("--out", type=Path)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return _dispatch(args)
+    except KeyboardInterrupt:
+        return 0
+    except (EditionError, ConfigError) as exc:
+        print(f"banker: {exc.sentence()}", file=sys.stderr)
+        return 2
+    except _UserError as exc:
+        print(f"banker: {exc}", file=sys.stderr)
+        return 2
+
+
+class _UserError(Exception):
+    pass
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    from banker.app import UsageError
+    from banker.journal import JournalError
+
+    try:
+        if args.cmd == "editions":
+            return cmd_editions()
+        if args.cmd == "replay":
+            from banker.frontends.replay import replay_files
+
+            return replay_files(list(args.files), args.report)
+        if args.cmd == "play":
+            return cmd_play(args)
+        if args.cmd == "state":
+            return cmd_state(args)
+        if args.cmd == "say":
+            from banker.tools.say import run_say
+
+            return run_say(" ".join(args.text), args.out)
+        if args.cmd == "transcribe":
+            from banker.tools.transcribe import run_transcribe
+
+            return run_transcribe(args.edition, list(args.wavs), args.json, args.option)
+        if args.cmd == "bench":
+            from banker.tools.bench import run_bench
+
+            return run_bench(args.quick, args.out)
+    except (UsageError, JournalError) as exc:
+        raise _UserError(str(exc)) from None
+    return 2
+
+
+def cmd_editions() -> int:
+    for ed_id in available_editions():
+        ed = load_edition(ed_id)
+        print(f"{ed.id}: {ed.name} ({ed.min_players}-{ed.max_players} players, start {ed.fmt(ed.start_cash)})")
+        print(f"  tokens: {', '.join(t.id for t in ed.tokens)}")
+        for o in ed.options:
+            print(f"  option {o.name}: {' | '.join(o.choices)} (default {o.default}){' - ' + o.doc if o.doc else ''}")
+    return 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from banker.app import start_game
+    from banker.config import load_config
+    from banker.frontends.keyboard import ask_players_stdin, run_keyboard
+
+    settings = {k: v for k, v in (o.split("=", 1) for o in args.option if "=" in o) if "." in k}
+    config = load_config(overrides=settings)
+    out = sys.stdout
+
+    def on_say(text: str) -> None:
+        print(text, file=out, flush=True)
+
+    game = start_game(args.edition, args.players, args.option, args.game, args.resume, on_say,
+                      lambda ed: ask_players_stdin(sys.stdin, out, list(ed.token_ids)))
+    try:
+        if game.session.state.game_over and game.resumed:
+            return 0
+        if not args.keyboard:
+            from banker.frontends.voice import AudioUnavailable, run_voice
+
+            try:
+                return run_voice(game.session, config, sys.stdin, out)
+            except AudioUnavailable as exc:
+                on_say(str(exc))
+        return run_keyboard(game.session, sys.stdin, out)
+    finally:
+        game.file.close()
+
+
+def cmd_state(args: argparse.Namespace) -> int:
+    from banker.editions.loader import parse_edition
+    from banker.interpreter.session import Session
+    from banker.journal import GameFile, JournalError, latest_game
+    from banker.rules import fold, rules_for
+
+    path = args.game or latest_game()
+    if path is None:
+        raise _UserError("There is no saved game.")
+    gf = GameFile(path)
+    try:
+        loaded = gf.open()
+    except JournalError:
+        raise
+    finally:
+        gf.close()
+    ed = parse_edition(loaded.header.edition_yaml, str(path))
+    base = rules_for(ed).initial_state(loaded.header.players, loaded.header.options, loaded.header.seed)
+    state = fold(base, [e for tx in loaded.transactions for e in tx.events])
+    view = state.view()
+    if args.json:
+        print(json.dumps(view, indent=1))
+        return 0
+    _ = Session  # the same state a resumed session would have
+    print(f"{ed.name}: {', '.join(loaded.header.players)}")
+    for t in state.order:
+        p = state.players[t]
+        extras = ", ".join(f"{n} {k}" for k, n in p.items.items())
+        print(f"  {t}: {ed.fmt(p.cash)}{' (in jail)' if p.in_jail else ''}{' (out)' if p.out else ''}"
+              f"{' - ' + extras if extras else ''}")
+        for s in state.owned_by(t):
+            h = state.streets[s]
+            bits = [f"{h.houses} house" if h.houses else "", f"{h.hotels} hotel" if h.hotels else "",
+                    "mortgaged" if h.mortgaged else ""]
+            b = ", ".join(x for x in bits if x)
+            print(f"    {s}{' (' + b + ')' if b else ''}")
+    if state.bank is not None:
+        print(f"  bank: {ed.fmt(state.bank)}")
+    if state.game_over:
+        print(f"  game over; winner: {', '.join(state.winners)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,96 @@
+"""``config/banker.yaml`` (plus a per-user override and ``--option`` keys), validated.
+
+A broken file raises ``ConfigError`` with one plain sentence; the CLI prints it and exits 2.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from banker.paths import config_dir
+
+ENGINES = ("pocketsphinx", "vosk")
+
+
+class ConfigError(Exception):
+    def sentence(self) -> str:
+        return str(self)
+
+
+def user_config_path() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "banker" / "banker.yaml"
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError:
+        raise ConfigError(f"The config file {path} can't be read.") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        raise ConfigError(f"The config file {path} is not valid YAML{where}.") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"The config file {path} must be a mapping of settings.")
+    return data
+
+
+def _merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for k, v in over.items():
+        if isinstance(v, Mapping) and isinstance(out.get(k), dict):
+            out[k] = _merge(out[k], v)
+        else:
+            out[k] = v
+    return out
+
+
+def load_config(path: Path | None = None, overrides: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The merged settings. ``overrides`` are dotted keys (``asr.engine``) from the command line."""
+    data = _read(config_dir() / "banker.yaml")
+    user = path or (Path(os.environ["BANKER_CONFIG"]) if os.environ.get("BANKER_CONFIG")
+                    else user_config_path())
+    if path is not None or user.exists():
+        data = _merge(data, _read(user))
+    for key, value in (overrides or {}).items():
+        node = data
+        parts = key.split(".")
+        for p in parts[:-1]:
+            child = node.get(p)
+            if not isinstance(child, dict):
+                child = {}
+                node[p] = child
+            node = child
+        node[parts[-1]] = yaml.safe_load(value) if value else value
+    validate(data, str(user))
+    return data
+
+
+def validate(data: Mapping[str, Any], source: str) -> None:
+    problems: list[str] = []
+    asr = data.get("asr", {})
+    if not isinstance(asr, dict):
+        problems.append("asr must be a mapping")
+    else:
+        if asr.get("engine", "pocketsphinx") not in ENGINES:
+            problems.append(f"asr.engine must be one of {', '.join(ENGINES)}")
+        vm = asr.get("vosk_model")
+        if vm is not None and not isinstance(vm, str):
+            problems.append("asr.vosk_model must be a folder path")
+    buttons = data.get("buttons", {})
+    if not isinstance(buttons, dict) or not all(
+            isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 6 for v in buttons.values()):
+        problems.append("buttons must map keys to seat numbers 1-6")
+    audio = data.get("audio", {})
+    if not isinstance(audio, dict):
+        problems.append("audio must be a mapping")
+    if problems:
+        raise ConfigError(f"The config file {source} is broken: " + "; ".join(problems) + ".")

@@ -1,0 +1,107 @@
+"""``banker play --keyboard``: typed lines in, Mr. Monopoly's lines printed out.
+
+An accessibility front end, not a debug mode: the same commands as speech, a ``> `` prompt,
+flushed output (works in a terminal and over a pipe), and auction timers on the real clock.
+"""
+
+from __future__ import annotations
+
+import queue
+import sys
+import threading
+from typing import TextIO
+
+from banker.interpreter.session import Session
+
+PROMPT = "> "
+
+
+def parse_line(line: str, session: Session) -> tuple[str, str | None] | None:
+    """``(token, text)``; text None for a bare press. None: the line names no player."""
+    s = line.strip()
+    if not s:
+        return None
+    low = s.lower()
+    if low.startswith("press ") or low == "press":
+        who = s[5:].strip()
+        return (who, None) if who else None
+    if ":" in s:
+        who, text = s.split(":", 1)
+        who = who.strip()
+        if who and (session._seat(who) in session.state.players):
+            return session._seat(who), (text.strip() or None)
+    asked = session.asked_players()
+    if len(asked) == 1:
+        return next(iter(asked)), s
+    return None
+
+
+def handle_line(line: str, session: Session, out: TextIO) -> None:
+    parsed = parse_line(line, session)
+    if parsed is None:
+        if line.strip():
+            print("Start the line with your token, like: dog: buy Boardwalk", file=out, flush=True)
+        return
+    who, text = parsed
+    who = session._seat(who)
+    session.begin_step()
+    if who not in session.state.players:
+        print(f"There's no {who} in this game.", file=out, flush=True)
+        return
+    if text is None:
+        session.press(who)
+    else:
+        session.hear(who, text)
+    session.finish_step()
+
+
+def run_keyboard(session: Session, inp: TextIO, out: TextIO) -> int:
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def reader() -> None:
+        for raw in inp:
+            lines.put(raw)
+        lines.put(None)
+
+    threading.Thread(target=reader, daemon=True).start()
+    print(PROMPT, end="", file=out, flush=True)
+    while True:
+        due = session.deadline()
+        timeout = None if due is None else max(0.0, due - session.clock.now())
+        try:
+            line = lines.get(timeout=timeout)
+        except queue.Empty:
+            session.begin_step()
+            session.tick()
+            session.finish_step()
+            continue
+        if line is None:
+            _drain_timers(session)
+            return 0
+        handle_line(line, session, out)
+        print(PROMPT, end="", file=out, flush=True)
+
+
+def _drain_timers(session: Session) -> None:
+    """At the end of input, let a running auction finish on the real clock (at most ~6 s)."""
+    import time
+
+    while session.auction is not None:
+        due = session.deadline()
+        if due is None:
+            break
+        time.sleep(max(0.0, due - session.clock.now()) + 0.01)
+        session.begin_step()
+        session.tick()
+        session.finish_step()
+
+
+def ask_players_stdin(inp: TextIO, out: TextIO, tokens: list[str]) -> str:
+    print(f"Who's playing? Type the tokens in turn order ({', '.join(tokens)}):", file=out, flush=True)
+    print(PROMPT, end="", file=out, flush=True)
+    line = inp.readline()
+    return line.strip()
+
+
+def default_streams() -> tuple[TextIO, TextIO]:
+    return sys.stdin, sys.stdout

@@ -1,0 +1,194 @@
+"""``banker replay``: run transcripts against the real interpreter and ledger, on a virtual clock.
+
+Audio steps go through the configured speech engine (``banker.speech``), loaded once.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from banker.frontends.transcript import Malformed, TStep, Transcript, canon, load_transcript
+from banker.interpreter.session import Session, VirtualClock
+from banker.rules.state import GameState
+
+Recognize = Callable[[Session, Path], tuple[str, float | None]]
+
+
+@dataclass
+class FileResult:
+    file: str
+    ok: bool = True
+    error: str | None = None
+    malformed: bool = False
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+
+
+def _fold_text(s: str) -> str:
+    s = s.lower()
+    s = re.sub(r"(?<=\d),(?=\d{3})", "", s)
+    s = re.sub(r"[m$£](?=\d)", "", s)
+    return " ".join(s.split())
+
+
+def check_expect(expect: dict[str, Any], state: GameState, before: GameState, said: list[str],
+                 refused: bool) -> list[tuple[str, Any, Any]]:
+    """(key, expected, actual) for every expectation that does not hold."""
+    bad: list[tuple[str, Any, Any]] = []
+    view, prior = state.view(), before.view()
+    text = _fold_text(" ".join(said))
+    for key, want in expect.items():
+        if key == "says":
+            missing = [w for w in want if _fold_text(w) not in text]
+            if missing:
+                bad.append((key, missing, said))
+        elif key in ("cash", "owner", "houses", "hotels"):
+            actual = view[key]
+            assert isinstance(actual, dict)
+            got = {k: actual.get(k) for k in want}
+            if got != want:
+                bad.append((key, want, got))
+        elif key == "vault":
+            actual = view["vault"]
+            assert isinstance(actual, dict)
+            got = {k: actual.get(k) for k in want}
+            if got != want:
+                bad.append((key, want, got))
+        elif key in ("mortgaged", "in_jail"):
+            actual_list = view[key]
+            assert isinstance(actual_list, list)
+            if sorted(actual_list) != want:
+                bad.append((key, want, sorted(actual_list)))
+        elif key in ("jackpot", "bank"):
+            if view[key] != want:
+                bad.append((key, want, view[key]))
+        elif key == "game_over":
+            if bool(view["game_over"]) != want:
+                bad.append((key, want, view["game_over"]))
+        elif key == "winner":
+            if sorted(state.winners) != want:
+                bad.append((key, want, sorted(state.winners)))
+        elif key == "unchanged":
+            same = _visible(view) == _visible(prior)
+            if same != want:
+                bad.append((key, want, same))
+        elif key == "refused":
+            same = _visible(view) == _visible(prior)
+            if (refused and same) != want:
+                bad.append((key, want, {"refused": refused, "unchanged": same}))
+    return bad
+
+
+def _visible(view: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in view.items()}
+
+
+def run_transcript(t: Transcript, recognize: Recognize | None = None,
+                   out: TextIO | None = None) -> FileResult:
+    res = FileResult(str(t.path))
+    session = Session(t.edition, t.players, options=t.options, seed=t.seed or 0,
+                      clock=VirtualClock())
+    for step in t.steps:
+        before = session.state.clone()
+        session.begin_step()
+        heard_override: list[str] = []
+        try:
+            _run_step(session, step, recognize, heard_override)
+        except Malformed as exc:
+            res.ok, res.malformed, res.error = False, True, str(exc)
+            break
+        if step is t.steps[-1]:
+            session.finish()
+        s = session.finish_step()
+        bad = check_expect(step.expect, session.state, before, s.said, s.refused)
+        entry = {"step": step.index, "player": step.player or (step.presses[0] if step.presses else None),
+                 "heard": heard_override or s.heard, "intent": s.intent,
+                 "slots": _jsonable(s.slots), "said": " ".join(s.said), "ok": not bad}
+        res.steps.append(entry)
+        if bad:
+            res.ok = False
+            for key, want, got in bad:
+                msg = (f"{t.path} step {step.index} (line {step.line}: {step.source})\n"
+                       f"  heard: {entry['heard']}\n  said: {entry['said']}\n"
+                       f"  {key}: expected {want!r}, got {got!r}")
+                res.failures.append(msg)
+                if out is not None:
+                    print(msg, file=out)
+    if res.failures and res.error is None:
+        res.error = f"{len(res.failures)} expectation(s) failed"
+    return res
+
+
+def _run_step(session: Session, step: TStep, recognize: Recognize | None, heard: list[str]) -> None:
+    if step.kind == "press":
+        for tok in step.presses:
+            session.press(tok)
+    elif step.kind == "wait":
+        session.advance(step.seconds)
+    elif step.kind == "next":
+        for kind, value in step.forced.items():
+            if kind == "chance" and value == "jail-free" and any(
+                    p.count("jail_card") for p in session.state.players.values()) and \
+                    session.edition.rules == "voice_banking":
+                raise Malformed(f"line {step.line}: the Get Out of Jail Free card is out")
+            session.force(kind, value)
+    else:
+        assert step.player is not None
+        if not step.utterances or all(u.text == "" for u in step.utterances):
+            session.press(step.player)
+            return
+        for u in step.utterances:
+            if u.audio is not None:
+                if recognize is None:
+                    raise Malformed(f"line {step.line}: audio steps need the speech engine")
+                text, conf = recognize(session, u.audio)
+                heard.append(text)
+                session.hear(step.player, text, conf)
+            else:
+                session.hear(step.player, u.text or "")
+
+
+def _jsonable(slots: dict[str, Any]) -> dict[str, Any]:
+    return {k: (v if isinstance(v, (int, str, float, bool)) or v is None else str(v))
+            for k, v in slots.items()}
+
+
+def replay_files(paths: list[Path], report: Path | None = None, out: TextIO | None = None,
+                 recognize: Recognize | None = None) -> int:
+    out = out or sys.stdout
+    results: list[FileResult] = []
+    for p in paths:
+        try:
+            t = load_transcript(p)
+        except Malformed as exc:
+            r = FileResult(str(p), ok=False, error=str(exc), malformed=True)
+            print(f"malformed: {exc}", file=out)
+            results.append(r)
+            continue
+        if recognize is None and any(u.audio for s in t.steps for u in s.utterances):
+            recognize = _speech_recognizer()
+        r = run_transcript(t, recognize, out)
+        if r.malformed:
+            print(f"malformed: {t.path}: {r.error}", file=out)
+        results.append(r)
+        status = "ok" if r.ok else ("malformed" if r.malformed else "FAILED")
+        print(f"{status}: {p} ({len(r.steps)} steps)", file=out)
+    if report is not None:
+        report.write_text(json.dumps({"files": [
+            {"file": r.file, "ok": r.ok, "error": r.error, "steps": r.steps} for r in results
+        ]}, indent=1))
+    if any(r.malformed for r in results):
+        return 2
+    return 0 if all(r.ok for r in results) else 1
+
+
+def _speech_recognizer() -> Recognize:
+    from banker.speech.replay import make_recognizer
+
+    return make_recognizer()

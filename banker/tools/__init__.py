@@ -1,0 +1,1 @@
+"""Command implementations that wire several packages together (say, transcribe, bench)."""
