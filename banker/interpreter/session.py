@@ -44,6 +44,7 @@ SLOT_PROMPTS = {"property": "two_step", "give": "two_step_trade_give",
                 "get": "two_step_trade_get", "amount": "refused.which_amount",
                 "player": "two_step_player", "outcome": "two_step_outcome",
                 "number": "ask_guess"}
+MONEY_REFUSALS = frozenset({"cannot_afford", "bid_too_high"})
 ANSWER_TIMEOUT = 10.0
 AGREE_TIMEOUT = 30.0
 
@@ -782,8 +783,9 @@ class Session:
         try:
             self.rules.decide(self.state, Command(player, Intent(intent, dict(slots))),
                               Draws(forced=dict(self.forced)))
-        except Refusal:
-            return False
+        except Refusal as r:
+            # Money is not a reason to prefer another name: the rules will say why.
+            return r.code in MONEY_REFUSALS
         except Exception:  # noqa: BLE001 - a dry run must never break hearing
             return False
         return True

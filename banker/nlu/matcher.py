@@ -129,8 +129,10 @@ class Matcher:
         self._texts = [c.text for c in self.carriers]
 
     # --- match ----------------------------------------------------------------------------
-    def spot(self, words: list[str]) -> list[tuple[int, int, str, list[tuple[str, float]]]]:
+    def spot(self, words: list[str], cutoff: float | None = None
+             ) -> list[tuple[int, int, str, list[tuple[str, float]]]]:
         """Name spans: (start, end, marker, [(canonical, score), ...] best first)."""
+        cutoff = self.name_cutoff if cutoff is None else cutoff
         found: list[tuple[float, int, int, str, list[tuple[str, float]]]] = []
         for i in range(len(words)):
             for j in range(i + 1, min(len(words), i + 4) + 1):
@@ -139,7 +141,7 @@ class Matcher:
                     continue
                 for marker, entries in self._lexicon.items():
                     res = process.extract(span, [e[0] for e in entries], scorer=fuzz.ratio,
-                                          score_cutoff=self.name_cutoff, limit=8)
+                                          score_cutoff=cutoff, limit=8)
                     if not res:
                         continue
                     best: dict[str, float] = {}
@@ -189,6 +191,9 @@ class Matcher:
                     ambiguous_names.append(Recognized(carrier.intent, alt, total, 0.0, text))
         ranked = sorted(results.values(), key=lambda r: -r.score)
         if not ranked or ranked[0].score < self.cutoff:
+            vague = self._vague_name(words, numbers, allowed_set, text)
+            if vague is not None:
+                return vague
             return NotRecognized(text, ranked[0] if ranked else None)
         best = ranked[0]
         close = [r for r in ranked[1:] if best.score - r.score < self.margin]
@@ -202,6 +207,35 @@ class Matcher:
                 return Ambiguous(tuple(uniq.values()), text)
         margin = best.score - ranked[1].score if len(ranked) > 1 else 100.0
         return Recognized(best.intent, best.slots, best.score, margin, text)
+
+    def _vague_name(self, words: list[str], numbers: list[int], allowed: set[str] | None,
+                    text: str) -> Ambiguous | None:
+        """A street name merely close to two names ("buy pa avenue"): ask which, never guess.
+
+        Only when the command words match a carrier exactly and the name span fits two or
+        more streets loosely (60-80) and about equally.
+        """
+        spans = [s for s in self.spot(words, cutoff=60.0) if s[2] == STREET]
+        if len(spans) != 1:
+            return None
+        i, j, _marker, ranked = spans[0]
+        cand_text = " ".join([*words[:i], STREET, *words[j:]])
+        carriers = [c for c, sc in self._carriers_for(cand_text, allowed)
+                    if sc >= 100.0 and c.intent != "answer"]
+        if not carriers:
+            return None
+        top = ranked[0][1]
+        board = set(self.edition.street_names)
+        close = [name for name, sc in ranked if top - sc <= 12.0 and name in board]
+        if len(close) < 2:
+            return None
+        carrier = carriers[0]
+        out = []
+        for name in close[:3]:
+            filled = self._fill(carrier, [(STREET, [(name, 100.0)])], numbers)
+            if filled is not None:
+                out.append(Recognized(carrier.intent, filled[0], top, 0.0, text))
+        return Ambiguous(tuple(out), text) if len(out) >= 2 else None
 
     def _reading(self, words: list[str], spans: Sequence[tuple[int, int, str, list[tuple[str, float]]]]
                  ) -> tuple[str, list[tuple[str, list[tuple[str, float]]]]]:
