@@ -13,10 +13,10 @@ from pathlib import Path
 from banker.editions import EditionError, load_edition
 from banker.editions.loader import parse_edition
 from banker.editions.model import Edition
+from banker.interpreter.session import Session
 from banker.journal import GameFile, JournalError, default_game_path, latest_game
 from banker.journal.sqlite import Header
 from banker.rules import Money
-from banker.interpreter.session import Session
 
 
 class UsageError(Exception):

@@ -99,7 +99,7 @@ def words_to_tokens(words: list[str]) -> list[tuple[str, int | None]]:
             out.append(("#", single))
             i += 1
             continue
-        if ALIASES.get(w, w) in NUMBER_WORDS and w not in ("and", "a") or (
+        if (ALIASES.get(w, w) in NUMBER_WORDS and w not in ("and", "a")) or (
             w == "a" and i + 1 < len(words) and words[i + 1] in SCALES
         ):
             j = i

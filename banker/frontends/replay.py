@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from banker.frontends.transcript import Malformed, TStep, Transcript, canon, load_transcript
+from banker.frontends.transcript import Malformed, Transcript, TStep, load_transcript
 from banker.interpreter.session import Session, VirtualClock
 from banker.rules.state import GameState
 
@@ -28,6 +28,7 @@ class FileResult:
     malformed: bool = False
     steps: list[dict[str, Any]] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+    session: Session | None = None  # the game as it ended (tests check invariants on it)
 
 
 def _fold_text(s: str) -> str:
@@ -94,6 +95,7 @@ def run_transcript(t: Transcript, recognize: Recognize | None = None,
     res = FileResult(str(t.path))
     session = Session(t.edition, t.players, options=t.options, seed=t.seed or 0,
                       clock=VirtualClock())
+    res.session = session
     for step in t.steps:
         before = session.state.clone()
         session.begin_step()

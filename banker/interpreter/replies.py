@@ -14,8 +14,8 @@ from typing import Any
 import yaml
 
 from banker.editions.model import Edition
-from banker.rules.outcome import Line, Money, Who
 from banker.paths import config_dir
+from banker.rules.outcome import Line, Money, Who
 
 
 class RepliesError(Exception):

@@ -17,14 +17,13 @@ from typing import Any, Protocol
 from banker.editions.model import Edition
 from banker.interpreter.hearing import Hearing, judge
 from banker.interpreter.replies import Replies, load_replies
-from banker.nlu.matcher import Ambiguous, Matcher, NotRecognized, Recognized
+from banker.nlu.matcher import Matcher, Recognized
 from banker.nlu.normalize import normalize
 from banker.rules import (
     QUERIES,
     Command,
     Draws,
     Event,
-    GameState,
     Hold,
     Intent,
     Line,
@@ -204,9 +203,8 @@ class Session:
         player = self._seat(player)
         self.step.heard.append(text)
         self._start_answer()
-        if self.pending is not None and player in self.pending.asked:
-            if self._try_answer(player, text, confidence):
-                return
+        if self.pending is not None and player in self.pending.asked and self._try_answer(player, text, confidence):
+            return
         match = self.matcher.match(text)
         hearing = judge(match, confidence, self._risk, lambda i, s: self._legal(player, i, s))
         if hearing.decision == "reject":
@@ -786,7 +784,7 @@ class Session:
         except Refusal as r:
             # Money is not a reason to prefer another name: the rules will say why.
             return r.code in MONEY_REFUSALS
-        except Exception:  # noqa: BLE001 - a dry run must never break hearing
+        except Exception:
             return False
         return True
 

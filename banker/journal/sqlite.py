@@ -6,6 +6,7 @@ original is kept beside it as ``<name>.damaged``.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import json
@@ -233,10 +234,8 @@ class GameFile:
 
     def note(self, kind: str, text: str) -> None:
         """Dialogue markers (not transactions): what a crash interrupted. Best effort."""
-        try:
+        with contextlib.suppress(JournalWriteError):
             self._write("note", {"kind": kind, "text": text})
-        except JournalWriteError:
-            pass
 
     def close(self) -> None:
         if self.db is not None:
@@ -301,7 +300,7 @@ def _loaded(header: Header, rows: list[tuple[int, str, str, str]]) -> Loaded:
     txs: list[Transaction] = []
     undone: set[int] = set()
     open_dialogue: str | None = None
-    for seq, kind, body, _crc_ in rows:
+    for seq, kind, body, _ in rows:
         data = json.loads(body)
         if kind == "tx":
             try:

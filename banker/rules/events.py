@@ -41,11 +41,18 @@ class OwnerChanged(Event):
 
 @dataclass(frozen=True)
 class BuildingsChanged(Event):
+    """A street's buildings are now ``houses``/``hotels``.
+
+    With ``source`` (``box`` or a token's supply), the difference moves between that place and
+    the board in the same event, so stock is conserved after every single event.
+    """
+
     kind: ClassVar[str] = "buildings_changed"
     street: str
     houses: int
     hotels: int
     paid: int = 0
+    source: str | None = None
 
 
 @dataclass(frozen=True)
@@ -195,6 +202,9 @@ def apply_in_place(state: GameState, event: Event) -> None:
         state.streets.setdefault(event.street, Holding()).owner = event.owner
     elif isinstance(event, BuildingsChanged):
         h = state.streets.setdefault(event.street, Holding())
+        if event.source is not None:
+            _add_items(state, event.source, "house", h.houses - event.houses)
+            _add_items(state, event.source, "hotel", h.hotels - event.hotels)
         h.houses, h.hotels, h.paid = event.houses, event.hotels, event.paid
     elif isinstance(event, ItemsMoved):
         _add_items(state, event.src, event.item, -event.count)

@@ -148,12 +148,8 @@ class VoiceBankingRules(Rules):
         events: list[Event] = []
         for n in self.edition.group_of(street):
             h = state.streets[n]
-            if h.houses:
-                events.append(ItemsMoved("house", "board", "box", h.houses))
-            if h.hotels:
-                events.append(ItemsMoved("hotel", "board", "box", h.hotels))
             if h.houses or h.hotels or h.paid:
-                events.append(BuildingsChanged(n, 0, 0, 0))
+                events.append(BuildingsChanged(n, 0, 0, 0, source="box"))
         return events
 
     def do_bankrupt(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
@@ -168,6 +164,7 @@ class VoiceBankingRules(Rules):
 
     def do_chance(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
         again = cmd.intent.get("card")  # re-decided after a question: the card is known
+        drawn: Event
         if again:
             card_id, drawn = str(again), Drawn("chance", str(again))
         else:
@@ -297,8 +294,8 @@ class VoiceBankingRules(Rules):
             raise Refusal("no_houses_left")
         cost = self.edition.street(street).house_cost
         self.require_cash(state, p, cost)
-        return Outcome(events=[*self.pay(p, "bank", cost), ItemsMoved("house", "box", "board"),
-                               BuildingsChanged(street, 1, 0, h.paid + cost)]).say(
+        return Outcome(events=[*self.pay(p, "bank", cost),
+                               BuildingsChanged(street, 1, 0, h.paid + cost, source="box")]).say(
             "house_built", player=Who(p), street=street, amount=Money(cost),
             cash=Money(state.cash(p) - cost))
 
@@ -313,10 +310,9 @@ class VoiceBankingRules(Rules):
         house_cost = self.edition.street(street).house_cost
         cost = house_cost if h.houses else 2 * house_cost
         self.require_cash(state, p, cost)
-        events: list[Event] = [*self.pay(p, "bank", cost), ItemsMoved("hotel", "box", "board")]
-        if h.houses:
-            events.append(ItemsMoved("house", "board", "box", h.houses))
-        events.append(BuildingsChanged(street, 0, 1, h.paid + cost))
+        # the upgraded house (if any) goes back to the stock in the same event
+        events: list[Event] = [*self.pay(p, "bank", cost),
+                               BuildingsChanged(street, 0, 1, h.paid + cost, source="box")]
         return Outcome(events=events).say(
             "hotel_built", player=Who(p), street=street, amount=Money(cost),
             cash=Money(state.cash(p) - cost))
