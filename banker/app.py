@@ -84,7 +84,9 @@ def start_game(edition_id: str | None, players_text: str | None, option_items: l
                           history=loaded.transactions)
         if loaded.repaired_from is not None:
             session.say("journal_repaired", count=len(loaded.transactions))
-        if not session.state.game_over:
+        if session.state.game_over:
+            session.announce_result()
+        else:
             session.say("resumed")
         if session.history and not session.state.game_over:
             session._announce(session.history[-1].said)

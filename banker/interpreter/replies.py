@@ -15,7 +15,7 @@ import yaml
 
 from banker.editions.model import Edition
 from banker.paths import config_dir
-from banker.rules.outcome import Line, Money, Who
+from banker.rules.outcome import AllOf, Line, Money, Who
 
 
 class RepliesError(Exception):
@@ -72,6 +72,8 @@ class Replies:
             return self.edition.fmt(int(v))
         if isinstance(v, Who):
             return self.name(str(v))
+        if isinstance(v, AllOf):
+            return _join([self.value(x) for x in v], "and")
         if isinstance(v, (list, tuple)):
             return _join([self.value(x) for x in v])
         return str(v)
@@ -89,7 +91,7 @@ class Replies:
         return text[:1].upper() + text[1:]
 
 
-def _join(items: list[str]) -> str:
+def _join(items: list[str], conj: str = "or") -> str:
     if len(items) <= 1:
         return "".join(items)
-    return ", ".join(items[:-1]) + " or " + items[-1]
+    return ", ".join(items[:-1]) + f" {conj} " + items[-1]

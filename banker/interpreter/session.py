@@ -37,6 +37,7 @@ from banker.rules import (
     rules_for,
 )
 from banker.rules.events import VaultCodeSet
+from banker.rules.outcome import AllOf
 
 SESSION_INTENTS = frozenset({"undo", "repeat", "help", "cancel", "yes", "no", "answer"})
 SLOT_PROMPTS = {"property": "two_step", "give": "two_step_trade_give",
@@ -325,6 +326,7 @@ class Session:
         if self.hold is not None and name not in QUERIES and name not in self.hold.allowed:
             self._refuse("hold_busy", kind=self.hold.kind)
             return
+        cmd = self._in_hold(cmd)
         spec = self.matcher.grammar.intents.get(name)
         if spec is not None:
             for slot in spec.requires:
@@ -382,6 +384,8 @@ class Session:
         self.state = fold(self.state, list(out.events))
         if out.hold is not None:
             self.hold = out.hold
+            for k in draws.used:  # drawn inside the open transaction (a spin): used up
+                self.forced.pop(k, None)
             self._announce(said)
             self._follow_up(cmd, out)
             return
@@ -450,8 +454,8 @@ class Session:
                 self._clear_hold()
                 self.say("cancelled")
                 return
-            if self.pending is not None:
-                self.pending = None
+            if self.pending is not None and (cmd.player in self.pending.asked or self.pending.lapses):
+                self.pending = None  # a question that never lapses is cancelled only by its addressee
             self.say("cancelled")
             return
         # yes / no / answer with nothing asked of this player
@@ -597,6 +601,11 @@ class Session:
             return False
         slot = p.slot if p.kind == "slot" else (p.rule.slot if p.rule else "")
         value = self._slot_value(slot, text, m)
+        fill: dict[str, Any] = {slot: value}
+        if (p.kind == "rule" and p.rule is not None and isinstance(m, Recognized)
+                and m.intent == p.rule.then.name and m.slots.get(slot) is not None):
+            # the whole command answers a question about it: "swap Baltic Avenue for Park Place"
+            value, fill = m.slots[slot], dict(m.slots)
         if value is None:
             if intent == "cancel":
                 if p.lapses:
@@ -622,8 +631,8 @@ class Session:
             return True
         assert p.rule is not None
         then = p.rule.then
-        self.step.intent, self.step.slots = "answer", {slot: value}
-        cmd = Command(then.player, then.intent.with_slots(**{slot: value}))
+        self.step.intent, self.step.slots = "answer", dict(fill)
+        cmd = Command(then.player, then.intent.with_slots(**fill))
         try:
             out = self.rules.decide(self.state, cmd, Draws(forced=dict(self.forced)))
         except Refusal as r:
@@ -752,6 +761,12 @@ class Session:
             except Refusal as r:
                 self.say_line(Line("refused." + r.code, r.params))
             else:
+                if out.question is not None and not out.events:
+                    # the winner must choose first (Jackpot: which house to move for an 11th)
+                    self._announce([self.replies.render(line) for line in out.lines])
+                    self._ask_rule(out.question)
+                    self._open_next_auction(a.starter)
+                    return
                 said = [self.replies.render(line) for line in out.lines]
                 tx = Transaction(a.bidder, "auction", {"property": a.street, "amount": a.amount},
                                  list(out.events), said, sorted(out.participants))
@@ -775,11 +790,18 @@ class Session:
         spec = self.matcher.grammar.intents.get(intent)
         return spec.risk if spec is not None else "money"
 
+    def _in_hold(self, cmd: Command) -> Command:
+        """A command the open hold allows carries whose dialogue it is (``held_by``): the
+        rules are pure, and this is how they know e.g. who took the Jackpot chance."""
+        if self.hold is not None and cmd.name in self.hold.allowed:
+            return Command(cmd.player, cmd.intent.with_slots(held_by=self.hold.owner))
+        return cmd
+
     def _legal(self, player: str, intent: str, slots: Mapping[str, Any]) -> bool:
         if intent in SESSION_INTENTS or intent in QUERIES or intent == "bid":
             return True
         try:
-            self.rules.decide(self.state, Command(player, Intent(intent, dict(slots))),
+            self.rules.decide(self.state, self._in_hold(Command(player, Intent(intent, dict(slots)))),
                               Draws(forced=dict(self.forced)))
         except Refusal as r:
             # Money is not a reason to prefer another name: the rules will say why.
@@ -794,6 +816,17 @@ class Session:
                 (self.edition.fmt(v) if k == "amount" and isinstance(v, int) else str(v))
                 for k, v in cmd.intent.slots.items()]
         return " ".join([words, *vals])
+
+    def announce_result(self) -> None:
+        """A finished game's result: the ranking by the edition's measure, and the winner."""
+        self.say("game_over")
+        for place, (t, v) in enumerate(self.rules.ranking(self.state), start=1):
+            self.say("ranking_line", place=place, player=Who(t), amount=Money(v))
+        winners = self.state.winners
+        if len(winners) > 1:
+            self.say("winners_tie", players=AllOf(Who(w) for w in winners))
+        elif winners:
+            self.say("winner", player=Who(winners[0]))
 
     def interrupted(self, note: str) -> None:
         """Say what a crash interrupted (from the journal's last open dialogue note)."""

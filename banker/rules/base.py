@@ -13,7 +13,7 @@ from typing import Any
 
 from banker.editions.model import Edition
 from banker.rules.events import CashMoved, Drawn, Event, GameEnded, fold
-from banker.rules.outcome import QUERIES, Command, Draws, Money, Outcome, Refusal, Who
+from banker.rules.outcome import QUERIES, AllOf, Command, Draws, Money, Outcome, Refusal, Who
 from banker.rules.state import GameState, Holding, Player
 
 Handler = Callable[[GameState, Command, Draws], Outcome]
@@ -140,7 +140,7 @@ class Rules:
         for place, (t, v) in enumerate(ranking, start=1):
             out.say("ranking_line", place=place, player=Who(t), amount=Money(v))
         if len(winners) > 1:
-            out.say("winners_tie", players=", ".join(winners))
+            out.say("winners_tie", players=AllOf(Who(w) for w in winners))
         else:
             out.say("winner", player=Who(winners[0]) if winners else Who(""))
 

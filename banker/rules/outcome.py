@@ -122,3 +122,7 @@ class Money(int):
 
 class Who(str):
     """A token id the replies layer prints as the token's name (``the T-Rex``)."""
+
+
+class AllOf(tuple):  # type: ignore[type-arg]
+    """Several values printed with "and" (a plain list is printed with "or": a choice)."""

@@ -126,3 +126,14 @@ def test_play_and_resume_through_the_cli(tmp_path: Path) -> None:
     r = subprocess.run([sys.executable, "-m", "banker", "state", "--game", str(path), "--json"],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and '"Boardwalk": "cat"' in r.stdout
+
+
+def test_resuming_a_finished_game_prints_the_result(tmp_path: Path) -> None:
+    path = tmp_path / "g.sqlite"
+    cmd = [sys.executable, "-m", "banker", "play", "--keyboard", "--game", str(path)]
+    script = "cat: pay 1500 to the bank\ndog: buy Boardwalk\ncat: pay rent on Boardwalk\n"
+    r = subprocess.run([*cmd, "--players", "cat,dog"], input=script, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "bankrupt" in r.stdout
+    r = subprocess.run([*cmd, "--resume"], input="", capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0
+    assert "Dog wins" in r.stdout and "M1,500" in r.stdout
