@@ -48,11 +48,30 @@ def handle_line(line: str, session: Session, out: TextIO) -> None:
     if who not in session.state.players:
         print(f"There's no {who} in this game.", file=out, flush=True)
         return
-    if text is None:
-        session.press(who)
-    else:
-        session.hear(who, text)
+    try:
+        if text is None:
+            session.press(who)
+        else:
+            session.hear(who, text)
+    except Exception:  # the table must go on; the details go to the log
+        log_internal_error(line)
+        session.say("internal_error")
     session.finish_step()
+
+
+def log_internal_error(context: str) -> None:
+    """Append the traceback of an unexpected error to the user's banker.log."""
+    import traceback
+
+    from banker.paths import user_data_dir
+
+    try:
+        folder = user_data_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        with open(folder / "banker.log", "a", encoding="utf-8") as log:
+            log.write(f"--- while handling {context!r}\n{traceback.format_exc()}\n")
+    except OSError:
+        pass
 
 
 def run_keyboard(session: Session, inp: TextIO, out: TextIO) -> int:

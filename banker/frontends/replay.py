@@ -103,7 +103,13 @@ def run_transcript(t: Transcript, recognize: Recognize | None = None,
         try:
             _run_step(session, step, recognize, heard_override)
         except Malformed as exc:
-            res.ok, res.malformed, res.error = False, True, str(exc)
+            res.ok, res.malformed, res.error = False, True, f"{t.path}: {exc}"
+            break
+        except Exception as exc:  # a bug fails the file, it doesn't crash replay
+            res.ok = False
+            res.error = f"{t.path} step {step.index} (line {step.line}): internal error {exc.__class__.__name__}"
+            if out is not None:
+                print(res.error, file=out)
             break
         if step is t.steps[-1]:
             session.finish()
