@@ -18,7 +18,7 @@ from banker.editions.model import Edition
 from banker.interpreter.hearing import Hearing, judge
 from banker.interpreter.replies import Replies, load_replies
 from banker.nlu.matcher import Matcher, Recognized
-from banker.nlu.normalize import normalize
+from banker.nlu.normalize import PLACEHOLDER, normalize, with_placeholders
 from banker.rules import (
     QUERIES,
     Command,
@@ -689,6 +689,12 @@ class Session:
                 return spans[0][3][0][0]
             if "none" in words:
                 return "none"
+        if slot in ("number", "amount"):
+            # a bare number ("four") is also a `collect` sentence, so the matcher finds it
+            # ambiguous; as the answer to "what's your guess?" / "how much?" it is the number
+            bare, numbers = with_placeholders(text)
+            if bare == PLACEHOLDER and len(numbers) == 1:
+                return numbers[0]
         return None
 
     def _pick_candidate(self, cands: tuple[Command, ...], text: str) -> Command | None:

@@ -172,6 +172,11 @@ class Matcher:
         # Readings: with every spotted name as a marker, and with none (names inside a
         # carrier's own words, e.g. "free parking", must still match).
         readings = [self._reading(words, spans), (norm, [])]
+        # ...and with only the exactly spotted names, when others were fuzzy: a command word
+        # close to a name ("card" ~ "car") must not hide the real name in the sentence.
+        exact = [s for s in spans if s[3][0][1] >= 100]
+        if exact and len(exact) < len(spans):
+            readings.append(self._reading(words, exact))
         results: dict[tuple[str, tuple[tuple[str, Any], ...]], Recognized] = {}
         ambiguous_names: list[Recognized] = []
         for cand_text, names in readings:
