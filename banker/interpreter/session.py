@@ -347,7 +347,8 @@ class Session:
 
     def _outcome(self, cmd: Command, out: Outcome, draws: Draws) -> None:
         said = [self.replies.render(line) for line in out.lines]
-        if out.hold is not None or self.hold is not None:
+        if out.hold is not None or (self.hold is not None and cmd.name not in QUERIES):
+            # (a query during a betting round answers without ending it)
             self._held(cmd, out, said, draws)
             return
         if out.events:

@@ -369,7 +369,8 @@ class JackpotRules(Rules):
             for t, s in stakes.items():
                 ledger.move(f"stake:{t}", t, s)
                 paid = ledger.from_bank(t, mult * s)
-                out.say("payout" if paid == mult * s else "payout_short", player=Who(t),
+                key = "payout" if paid == mult * s else "payout_short" if paid else "payout_none"
+                out.say(key, player=Who(t),
                         amount=Money(paid), owed=Money(mult * s), stake=Money(s),
                         cash=ledger.cash(t))
         elif outcome in ("pass left", "pass right"):
@@ -426,8 +427,10 @@ class JackpotRules(Rules):
         if len(bettors) == 1:
             self._stakes_back(ledger, out, stakes)
             return
+        if not left:  # said in the direction of the passing: the taker's side first
+            bettors = bettors[:1] + bettors[:0:-1]
         for i, t in enumerate(bettors):
-            to = bettors[(i + 1) % len(bettors)] if left else bettors[i - 1]
+            to = bettors[(i + 1) % len(bettors)]
             ledger.move(f"stake:{t}", to, stakes[t])
             out.say("stake_passed", player=Who(t), to=Who(to), amount=Money(stakes[t]))
         for t in bettors:
