@@ -607,6 +607,12 @@ class Session:
                 and m.intent == p.rule.then.name and m.slots.get(slot) is not None):
             # the whole command answers a question about it: "swap Baltic Avenue for Park Place"
             value, fill = m.slots[slot], dict(m.slots)
+        asked_for = p.rule.then.name if p.rule is not None else (p.command.name if p.command else "")
+        if (value is not None and p.lapses and isinstance(m, Recognized)
+                and m.intent not in ("answer", "use_key", "guess", "bid", asked_for)):
+            # another command that merely names a street ("buy Baltic Avenue") is not an
+            # answer: the question lapses and the command is handled (dialogues.md)
+            value = None
         if value is None:
             if intent == "cancel":
                 if p.lapses:

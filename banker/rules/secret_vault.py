@@ -60,6 +60,13 @@ DEBTOR_OK = frozenset({
 })
 
 
+def counted(n: int, noun: str) -> str:
+    """ "1 key", "2 hotels", "no hotels": counts said the way people say them."""
+    if n == 1:
+        return f"1 {noun}"
+    return f"{n if n else 'no'} {noun}s"
+
+
 class SecretVaultRules(Rules):
     intents = frozenset({
         "buy", "auction", "auction_close", "pay_rent", "chance", "pass_go", "get_out_of_jail",
@@ -273,8 +280,8 @@ class SecretVaultRules(Rules):
             raise Refusal("no_hotel_supply", player=Who(p))
         after = h.hotels + 1
         return Outcome(events=[BuildingsChanged(street, 0, after, source=p)]).say(
-            "hotel_placed", player=Who(p), street=street, hotels=after,
-            left=state.players[p].count("hotel") - 1)
+            "hotel_placed", player=Who(p), street=street, hotels=counted(after, "hotel"),
+            left=counted(state.players[p].count("hotel") - 1, "hotel"))
 
     # --- unavoidable payments and debts -----------------------------------------------------
     def owe(self, state: GameState, payer: str, creditor: str, amount: int, reason: str,
@@ -500,11 +507,13 @@ class SecretVaultRules(Rules):
             if take:
                 events.append(ItemsMoved(item, "box", "vault", take))
         events += self.pay("bank", "vault", self.edition.fees["vault_refill"])
+        out.say("vault_opened", player=Who(p), amount=Money(cash), keys=counted(keys, "key"),
+                hotels=counted(hotels, "hotel"), cash=Money(state.cash(p) + cash))
         if self.virtual(state):
             code, drawn = self.draw(state, draws, "vault_code", CODES)
             events += [drawn, VaultCodeSet(int(code))]
-        out.say("vault_opened", player=Who(p), amount=Money(cash), keys=keys, hotels=hotels,
-                cash=Money(state.cash(p) + cash))
+        else:
+            out.say("vault_reset_physical")
         if keys:
             left = self.locked_left(state)
             then = Command(p, Intent("use_key", {}))
@@ -547,7 +556,8 @@ class SecretVaultRules(Rules):
             if not hotels * rate:
                 return Outcome().say("repairs_none", player=Who(p))
             to = str(dict(eff["repairs"]).get("into", "vault"))
-            return self.owe(state, p, to, hotels * rate, reason, "repairs_paid", hotels=hotels)
+            return self.owe(state, p, to, hotels * rate, reason, "repairs_paid",
+                            hotels=counted(hotels, "hotel"))
         if "pay_each" in eff:
             return self.pay_each(state, p, int(eff["pay_each"]), reason)
         if "collect_each" in eff:
@@ -746,7 +756,8 @@ class SecretVaultRules(Rules):
 
     def status_extra(self, state: GameState, out: Outcome) -> None:
         out.say("vault_contents", amount=Money(state.vault_cash),
-                keys=state.vault_items.get("key", 0), hotels=state.vault_items.get("hotel", 0))
+                keys=counted(state.vault_items.get("key", 0), "key"),
+                hotels=counted(state.vault_items.get("hotel", 0), "hotel"))
         d = state.debt
         if d is not None:
             out.say("debt_status", player=Who(d.debtor), to=Who(d.creditor),
@@ -768,5 +779,5 @@ class SecretVaultRules(Rules):
         pl = state.players[who]
         placed = sum(state.streets[n].hotels for n in state.owned_by(who))
         card = "the Get Out of Jail Free card" if pl.count("jail_card") else "no jail card"
-        return Outcome().say("supply", player=Who(who), hotels=pl.count("hotel"), placed=placed,
-                             keys=pl.count("key"), card=card)
+        return Outcome().say("supply", player=Who(who), hotels=counted(pl.count("hotel"), "hotel"),
+                             placed=placed, keys=counted(pl.count("key"), "key"), card=card)
