@@ -395,7 +395,8 @@ class Session:
         events, everything = self.hold_events, self.hold_said
         committed = fold(self.base, [e for tx in self.history for e in tx.events])
         participants = sorted({t for t in self.state.players
-                               if self.state.cash(t) != committed.cash(t)} | {start.player})
+                               if self.state.cash(t) != committed.cash(t)
+                               or self.state.owned_by(t) != committed.owned_by(t)} | {start.player})
         self.state = committed
         self._clear_hold()
         tx = Transaction(start.player, start.name, _plain(start.intent.slots), events,
