@@ -456,6 +456,9 @@ class Session:
                 self._clear_hold()
                 self.say("cancelled")
                 return
+            if self.hold is not None and self.pending is None:
+                self._refuse("hold_owner_only", player=Who(self.hold.owner))
+                return
             if self.pending is not None and (cmd.player in self.pending.asked or self.pending.lapses):
                 self.pending = None  # a question that never lapses is cancelled only by its addressee
             self.say("cancelled")
@@ -464,7 +467,10 @@ class Session:
         self.say("sorry")
 
     def _undo(self, player: str) -> None:
-        if self.hold is not None or self.auction is not None:
+        if self.hold is not None:
+            self._refuse("hold_busy", kind=self.hold.kind)
+            return
+        if self.auction is not None:
             self._refuse("auction_busy_line")
             return
         undoable = [tx for tx in self.history if tx.intent != "force"]
