@@ -539,6 +539,12 @@ MATCHER = Matcher.for_edition(ED)
     ("pay bail", "get_out_of_jail", {}),
     ("take a chance", "chance", {}),
     ("pay 300 to the pink hat", "pay", {"amount": 300, "player": "hat"}),
+    ("put 300 in the jackpot", "pay", {"amount": 300}),
+    ("I bet three hundred dollars", "bet", {"amount": 300}),
+    ("steal the house on Boardwalk from the dog", "steal_house",
+     {"property": "Boardwalk", "player": "dog"}),
+    ("swap my Baltic Avenue for the dog's Park Place", "swap_house",
+     {"give": "Baltic Avenue", "player": "dog", "get": "Park Place"}),
 ])
 def test_jackpot_phrasings(text: str, intent: str, slots: dict[str, Any]) -> None:
     m = MATCHER.match(text)
