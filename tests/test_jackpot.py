@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -602,3 +603,31 @@ def test_an_auction_won_with_ten_streets_asks_which_house_to_move() -> None:
     s.hear("car", "Baltic Avenue")
     assert s.state.owner("Boardwalk") == "car" and s.state.owner("Baltic Avenue") is None
     assert s.state.jackpot == 3000 + 100
+
+
+def test_a_game_file_keeps_whole_rounds_and_says_what_a_crash_interrupted(tmp_path: Path) -> None:
+    from banker.editions.loader import editions_dir
+    from banker.journal import GameFile
+    from banker.journal.sqlite import Header
+
+    path = tmp_path / "jackpot.sqlite"
+    gf = GameFile(path)
+    gf.create(Header(ED.id, (editions_dir() / "jackpot.yaml").read_text(), ["car", "dog"], {}, 5))
+    s = Session(ED, ["car", "dog"], seed=5, journal=gf)
+    s.hear("car", "chance")
+    s.hear("dog", "bet 500")
+    s.hear("car", "the spinner says x2 pay out")
+    s.hear("dog", "chance")
+    s.hear("dog", "bet 300")  # the program stops here, mid-round
+    gf.close()
+    gf = GameFile(path)
+    loaded = gf.open()
+    assert [tx.intent for tx in loaded.transactions] == ["chance"]
+    assert loaded.open_dialogue == "betting"
+    said: list[str] = []
+    again = Session(ED, ["car", "dog"], seed=5, journal=gf, history=loaded.transactions,
+                    on_say=said.append)
+    again.interrupted(loaded.open_dialogue)
+    assert "bet is back" in said[0]
+    assert again.state.cash("dog") == 3000 and again.state.stakes == {} and again.state.bank == 16000
+    gf.close()

@@ -453,6 +453,8 @@ class Session:
         if name == "cancel":
             if self.hold is not None and cmd.player == self.hold.owner:
                 self.state = fold(self.base, [e for tx in self.history for e in tx.events])
+                if self.journal is not None:
+                    self.journal.note("dialogue_closed", self.hold.kind)
                 self._clear_hold()
                 self.say("cancelled")
                 return
@@ -852,6 +854,8 @@ class Session:
         """Say what a crash interrupted (from the journal's last open dialogue note)."""
         if note.startswith("auction:"):
             self.say("auction_interrupted", street=note.split(":", 1)[1])
+        elif note == "betting":
+            self.say("betting_interrupted")
         else:
             self.say("dialogue_interrupted")
 
