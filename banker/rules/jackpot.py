@@ -247,9 +247,12 @@ class JackpotRules(Rules):
         give = cmd.intent.get("give")
         params = {"player": Who(p), "amount": Money(rent), "cash": Money(cash), "to": Who(owner),
                   "streets": owned}
-        if give is None:
-            return Outcome(question=self.ask("ask_give_street", p, "give", cmd, owned,
-                                             cancellable=False, **params))
+        if give is None or give in GIVE_UP:
+            # "cancel" gets the question again: a debt can't be talked away
+            out = Outcome(question=self.ask("ask_give_street", p, "give",
+                                            Command(p, cmd.intent.with_slots(give=None)), owned,
+                                            **params))
+            return out.say("refused.must_give", **params) if give else out
         if give not in owned:
             raise Refusal("must_give", **params)
         give = str(give)
