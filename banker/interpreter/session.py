@@ -151,7 +151,7 @@ class Session:
         self.history: list[Transaction] = list(history or [])
         self.state = fold(self.base, [e for tx in self.history for e in tx.events])
         self.forced: dict[str, Any] = {}
-        self.pending: Pending | None = None
+        self._pending: Pending | None = None
         self.auction: Auction | None = None
         self.auction_queue: list[str] = []
         self.hold: Hold | None = None
@@ -161,6 +161,23 @@ class Session:
         self._repeat_buffer: list[str] = []
         self.step = Step()
         self.total = self.state.total_money() if edition.money_total is not None else None
+
+    @property
+    def pending(self) -> Pending | None:
+        return self._pending
+
+    @pending.setter
+    def pending(self, value: Pending | None) -> None:
+        """The open question. A rules question is journalled when it opens and when it ends
+        without a transaction (answered "no", lapsed, timed out), so that a resume says
+        "interrupted" only about a question that really was open."""
+        old, self._pending = self._pending, value
+        if self.journal is None or old is value:
+            return
+        if old is not None and old.kind == "rule" and old.rule is not None:
+            self.journal.note("dialogue_closed", old.rule.key)
+        if value is not None and value.kind == "rule" and value.rule is not None:
+            self.journal.note("dialogue_open", value.rule.key)
 
     # ------------------------------------------------------------------------------------
     # output
@@ -550,8 +567,6 @@ class Session:
         deadline = self.clock.now() + q.timeout if q.timeout else None
         self.pending = Pending("rule", asked, deadline, rule=q, lapses=q.lapses,
                                on_timeout=str(q.params.get("on_timeout", "")))
-        if self.journal is not None:
-            self.journal.note("dialogue_open", q.key)
         self.say_line(Line(q.key, q.params))
 
     def _lapse(self) -> None:

@@ -73,8 +73,12 @@ class MortgageChanged(Event):
 
 @dataclass(frozen=True)
 class StreetUnlocked(Event):
+    """A locked street is opened for good. With ``source`` (a token), the key that opened it
+    leaves that player in the same event, so the key stock holds after every event."""
+
     kind: ClassVar[str] = "street_unlocked"
     street: str
+    source: str | None = None
 
 
 @dataclass(frozen=True)
@@ -212,7 +216,10 @@ def apply_in_place(state: GameState, event: Event) -> None:
     elif isinstance(event, MortgageChanged):
         state.streets.setdefault(event.street, Holding()).mortgaged = event.mortgaged
     elif isinstance(event, StreetUnlocked):
-        state.streets.setdefault(event.street, Holding()).unlocked = True
+        h = state.streets.setdefault(event.street, Holding())
+        if event.source is not None and not h.unlocked:
+            _add_items(state, event.source, "key", -1)
+        h.unlocked = True
     elif isinstance(event, JailChanged):
         if event.player in state.players:
             state.players[event.player].in_jail = event.in_jail

@@ -148,7 +148,8 @@ class SecretVaultRules(Rules):
         for t in state.seated:
             n = self.rent_total(state, t)
             events += self.pay("bank", t, n)
-            out.say("final_rent", player=Who(t), amount=Money(n), streets=len(state.owned_by(t)),
+            out.say("final_rent", player=Who(t), amount=Money(n),
+                    streets=counted(len(state.owned_by(t)), "street"),
                     cash=Money(state.cash(t) + n))
             if n:
                 out.participants.add(t)
@@ -257,8 +258,7 @@ class SecretVaultRules(Rules):
         owner = state.owner(street)
         if state.streets[street].unlocked or owner is not None:
             raise Refusal("already_unlocked", street=street, player=Who(owner or "bank"))
-        return Outcome(events=[ItemsMoved("key", p, "board"), StreetUnlocked(street),
-                               OwnerChanged(street, p)]).say(
+        return Outcome(events=[StreetUnlocked(street, source=p), OwnerChanged(street, p)]).say(
             "unlocked", player=Who(p), street=street)
 
     def locked_left(self, state: GameState) -> list[str]:
@@ -706,7 +706,7 @@ class SecretVaultRules(Rules):
             raise Refusal("not_their_street", street=get, player=Who(str(named)),
                           owner=Who(other))
         self.other_player(state, p, other)
-        ask = self.agreed(cmd, other, f"trade their {give} for your {get}")
+        ask = self.agreed(cmd, other, f"trade {give} for your {get}")
         if ask is not None:
             return ask
         events = [*self.strip_hotels(state, give, p), *self.strip_hotels(state, get, other),
