@@ -8,6 +8,7 @@ somewhere (box, vault, a player's supply, on a street, or used on an unlocked st
 from __future__ import annotations
 
 import contextlib
+import io
 from pathlib import Path
 from typing import Any
 
@@ -616,3 +617,20 @@ def test_a_scripted_game_keeps_the_stock_after_every_event() -> None:
         g.do("duck", "build_hotel", property="Baltic Avenue")
     assert g.events > 40
     assert check(g.state) == []
+
+
+# --- what a transcript can force (transcripts.md) ------------------------------------------------
+@pytest.mark.parametrize(("steps", "needle"), [
+    ("  - next: {chance: jail-free}\n  - duck: chance card\n  - next: {chance: jail-free}\n",
+     "Get Out of Jail Free card is out"),
+    ("  - next: {vault_code: 3}\n", "physical vault"),
+])
+def test_forcing_what_cant_be_drawn_is_malformed(tmp_path: Path, steps: str, needle: str) -> None:
+    from banker.frontends.replay import replay_files
+
+    path = tmp_path / "t.yaml"
+    path.write_text("edition: secret-vault\nplayers: [duck, dog]\noptions: {vault: physical}\n"
+                    f"steps:\n{steps}", encoding="utf-8")
+    out = io.StringIO()
+    assert replay_files([path], out=out) == 2
+    assert needle in out.getvalue()

@@ -25,7 +25,8 @@ RULE_NEEDS: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "secret_vault": {
         "rent": ("base", "set", "hotel1", "hotel2"),
-        "fees": ("pass_go", "pass_go_vault", "tax", "bail", "pay_to_guess", "vault_refill"),
+        "fees": ("pass_go", "pass_go_vault", "tax", "bail", "pay_to_guess", "vault_start",
+                 "vault_refill"),
         "stock": ("keys", "hotels"),
     },
     "jackpot": {

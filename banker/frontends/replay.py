@@ -143,7 +143,7 @@ def _run_step(session: Session, step: TStep, recognize: Recognize | None, heard:
         for kind, value in step.forced.items():
             if kind == "chance" and value == "jail-free" and any(
                     p.count("jail_card") for p in session.state.players.values()) and \
-                    session.edition.rules == "voice_banking":
+                    session.edition.rules in ("voice_banking", "secret_vault"):
                 raise Malformed(f"line {step.line}: the Get Out of Jail Free card is out")
             session.force(kind, value)
     else:
