@@ -151,6 +151,7 @@ class Session:
         self.history: list[Transaction] = list(history or [])
         self.state = fold(self.base, [e for tx in self.history for e in tx.events])
         self.forced: dict[str, Any] = {}
+        self._closing: str | None = None  # a rules question ended: journal it unless a tx does
         self._pending: Pending | None = None
         self.auction: Auction | None = None
         self.auction_queue: list[str] = []
@@ -168,16 +169,24 @@ class Session:
 
     @pending.setter
     def pending(self, value: Pending | None) -> None:
-        """The open question. A rules question is journalled when it opens and when it ends
-        without a transaction (answered "no", lapsed, timed out), so that a resume says
-        "interrupted" only about a question that really was open."""
+        """The open question. A rules question is journalled when it opens, and when it ends
+        without a transaction (answered "no", lapsed, timed out) just before Mr. Monopoly's
+        next words, so that a resume says "interrupted" only about a question really open.
+        (An answer's transaction closes it by itself; a kill before that keeps it open.)"""
         old, self._pending = self._pending, value
-        if self.journal is None or old is value:
+        if old is value:
             return
         if old is not None and old.kind == "rule" and old.rule is not None:
-            self.journal.note("dialogue_closed", old.rule.key)
+            self._closing = old.rule.key
         if value is not None and value.kind == "rule" and value.rule is not None:
-            self.journal.note("dialogue_open", value.rule.key)
+            self._closing = None
+            if self.journal is not None:
+                self.journal.note("dialogue_open", value.rule.key)
+
+    def _journal_closing(self) -> None:
+        if self._closing is not None and self.journal is not None:
+            self.journal.note("dialogue_closed", self._closing)
+        self._closing = None
 
     # ------------------------------------------------------------------------------------
     # output
@@ -185,6 +194,7 @@ class Session:
         return self.say_line(Line(key, params))
 
     def say_line(self, line: Line) -> str:
+        self._journal_closing()
         text = self.replies.render(line)
         self.step.said.append(text)
         self.on_say(text)
@@ -387,6 +397,7 @@ class Session:
                 self._open_next_auction(cmd.player)
 
     def _announce(self, said: list[str]) -> None:
+        self._journal_closing()
         for text in said:
             self.step.said.append(text)
             self.on_say(text)
@@ -439,6 +450,7 @@ class Session:
                 return False
         else:
             tx.seq = len(self.history) + 1
+        self._closing = None  # a transaction closes any dialogue in the journal
         self.history.append(tx)
         self.state = fold(self.state, tx.events)
         return True
