@@ -131,39 +131,41 @@ def cmd_play(args: argparse.Namespace) -> int:
     def on_say(text: str) -> None:
         print(text, file=out, flush=True)
 
-    game = start_game(args.edition, args.players, args.option, args.game, args.resume, on_say,
-                      lambda ed: ask_players_stdin(sys.stdin, out, list(ed.token_ids)))
-    try:
-        if game.session.state.game_over and game.resumed:
-            return 0
-        if not args.keyboard:
-            from banker.frontends.voice import AudioUnavailable, run_voice
+    voice = None
+    if not args.keyboard:  # sound opens when first needed: to join by buttons, or to play
+        from banker.frontends.voice import VoiceFrontend
 
-            try:
-                return run_voice(game.session, config, sys.stdin, out)
-            except AudioUnavailable as exc:
-                on_say(str(exc))
-        return run_keyboard(game.session, sys.stdin, out)
+        voice = VoiceFrontend(config, sys.stdin, out, on_say)
+    try:
+        game = start_game(args.edition, args.players, args.option, args.game, args.resume, on_say,
+                          voice.ask_players if voice is not None
+                          else lambda ed: ask_players_stdin(sys.stdin, out, list(ed.token_ids)))
+        try:
+            if game.session.state.game_over and game.resumed:
+                return 0
+            rc = voice.run(game.session) if voice is not None else None
+            return rc if rc is not None else run_keyboard(game.session, sys.stdin, out)
+        finally:
+            game.file.close()
     finally:
-        game.file.close()
+        if voice is not None:
+            voice.close()
 
 
 def cmd_state(args: argparse.Namespace) -> int:
     from banker.editions.loader import parse_edition
     from banker.interpreter.session import Session
-    from banker.journal import GameFile, JournalError, latest_game
+    from banker.journal import GameFile, latest_game
     from banker.rules import fold, rules_for
 
     path = args.game or latest_game()
     if path is None:
         raise _UserError("There is no saved game.")
-    gf = GameFile(path)
-    try:
-        loaded = gf.open()
-    except JournalError:
-        raise
-    finally:
-        gf.close()
+    # peek, not open: "without changing it" (no repair, no lock; works while a game is played)
+    loaded = GameFile(path).peek()
+    if loaded.damaged:
+        print(f"banker: the game file {path} is damaged; this is the state up to transaction "
+              f"{loaded.kept}, and `banker play --resume` will repair it.", file=sys.stderr)
     ed = parse_edition(loaded.header.edition_yaml, str(path))
     base = rules_for(ed).initial_state(loaded.header.players, loaded.header.options, loaded.header.seed)
     state = fold(base, [e for tx in loaded.transactions for e in tx.events])

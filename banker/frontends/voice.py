@@ -33,6 +33,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 import numpy as np
@@ -52,6 +53,8 @@ PROMPT = "> "
 PRESS_WINDOW = 1.0  # s: a press with no speech by then is a bid / a "yes"
 JOIN_CLOSE = 5.0  # s after the last new player joined
 EVDEV_ECHO = 0.5  # s: a terminal key this soon after the same input-device key is its echo
+LATE_BEEP = 0.3  # s: a listener starting later than this after the press doesn't beep
+WARM_MAX_CHARS = 40  # phrases rendered ahead of need at start-up
 Expecting = tuple[str, frozenset[str]]
 
 
@@ -243,18 +246,22 @@ class Listener:
         threading.Thread(target=self._run, args=(listening,), name="listener", daemon=True).start()
 
     def _run(self, ls: Listening) -> None:
-        if self.beep is not None:
+        # A listener that gets going late (the table was busy) skips the beep: the player
+        # is already talking; the microphone's last two seconds fill the gap.
+        # He never listens while he speaks, not even to his own beep: what the microphone
+        # caught before his last sound (a barge-in stops him first) is left out. The times
+        # are computed, not waited for, so a busy CPU can't make the listener miss words.
+        since = max(ls.pressed_at, self.player.sounding_until())
+        now = time.monotonic()
+        if self.beep is not None and now - ls.pressed_at < LATE_BEEP:
             self.player.play(self.beep)
-        # He never listens while he speaks: not even to his own beep.
-        deadline = time.monotonic() + 2.0
-        while self.player.busy() and time.monotonic() < deadline:
-            time.sleep(0.005)
+            since = max(since, now + len(self.beep) / self.player.rate + self.player.latency)
         det = EndOfSpeech(ls.settings)
         ls.detector = det
         frames = self.mic.frames()
-        start = getattr(self.mic, "start_listening", None)
-        if start is not None:
-            start()
+        _trace(f"listening to {ls.token or ls.key} (pressed {ls.pressed_at - _T0:.3f}, "
+               f"from {since - _T0:.3f})")
+        self.mic.start_listening(since)
         try:
             while det.reason is None:
                 if ls._end is not None:
@@ -268,18 +275,49 @@ class Listener:
                     continue
                 det.feed(frame)
         finally:
-            stop = getattr(self.mic, "stop_listening", None)
-            if stop is not None:
-                stop()
+            self.mic.stop_listening()
         ls.ended_at = time.monotonic()
         utt = det.utterance()
+        _trace(f"end of turn: {utt.reason}, {len(utt.audio) / 16000:.2f} s heard, speech "
+               f"{utt.speech_start} to {utt.speech_end}")
+        _save_utterance(utt)
         text, conf = "", 0.0
         if utt.has_speech:
             try:
                 text, conf = self.recognize(utt.audio, ls.expecting)
             except Exception:  # a recogniser hiccup is "sorry?", not a crash
                 text, conf = "", 0.0
+        _trace(f"recognised {text!r} ({conf:.2f}) in {time.monotonic() - ls.ended_at:.3f} s")
         self.post(Heard(ls, utt, text, conf, time.monotonic()))
+
+
+_T0 = time.monotonic()
+
+
+def _trace(msg: str) -> None:
+    """``BANKER_TRACE=1``: timestamps of presses, listening and replies on stderr."""
+    if os.environ.get("BANKER_TRACE"):
+        print(f"[{time.monotonic() - _T0:7.3f}] {msg}", file=sys.stderr, flush=True)
+
+
+def _save_utterance(utt: Utterance) -> None:
+    """``BANKER_SAVE_UTTERANCES=FOLDER`` keeps every utterance as a WAV: to see what the
+    microphone really heard when recognition goes wrong, or to grow a dev set."""
+    folder = os.environ.get("BANKER_SAVE_UTTERANCES")
+    if not folder or not len(utt.audio):
+        return
+    import wave
+
+    try:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        name = time.strftime("%Y%m%d-%H%M%S") + f"-{int(time.time() * 1000) % 1000:03d}-{utt.reason}.wav"
+        with wave.open(str(Path(folder) / name), "wb") as w:
+            w.setnchannels(1)
+            w.setsampwidth(2)
+            w.setframerate(16000)
+            w.writeframes(utt.audio.astype("<i2").tobytes())
+    except OSError:
+        pass
 
 
 # ------------------------------------------------------------------------------------------
@@ -320,6 +358,7 @@ class VoiceIO:
     _tts: Any = None
     _tts_error: BaseException | None = None
     _tts_ready: threading.Event = field(default_factory=threading.Event)
+    _own_tts: bool = False
     _recognizers: dict[str, Recognizer] = field(default_factory=dict)
     _speaker: Speaker | None = None
     beep: Pcm | None = None
@@ -333,6 +372,7 @@ class VoiceIO:
             self._tts = tts
             self._tts_ready.set()
             return
+        self._own_tts = True
 
         def load() -> None:
             try:
@@ -360,6 +400,7 @@ class VoiceIO:
         return self._speaker
 
     def _line_started(self, text: str, t: float) -> None:
+        _trace(f"first sound of {text[:40]!r}")
         for tt in reversed(self.timings):
             if tt.first_audio is None:
                 tt.first_audio = t
@@ -394,6 +435,8 @@ class VoiceIO:
                 src.close()
         if self._speaker is not None:
             self._speaker.wait(10.0)
+        if self._tts_ready.is_set() and self._tts is not None and self._own_tts:
+            self._tts.close()
         self.mic.close()
         self.player.close()
 
@@ -408,21 +451,30 @@ def _isatty(stream: TextIO) -> bool:
 def default_recognizer(config: Mapping[str, Any]) -> Callable[[Edition], Recognizer]:
     """The configured engine (``banker.speech.engine``), adapted to ``Recognizer``."""
     def make(edition: Edition) -> Recognizer:
-        from banker.speech.engine import load_recognizer
+        import importlib
 
-        return _EngineAdapter(load_recognizer(dict(config), edition))
+        try:
+            engine: Any = importlib.import_module("banker.speech.engine")
+        except ImportError:
+            engine = None
+        if engine is not None and hasattr(engine, "make_engine"):
+            return _EngineAdapter(engine.make_engine(dict(config), edition))
+        from banker.speech.grammar import SpeechGrammar
+        from banker.speech.pocketsphinx_asr import PocketsphinxRecognizer
+
+        return _EngineAdapter(PocketsphinxRecognizer(SpeechGrammar(edition)))
     return make
 
 
 class _EngineAdapter:
+    """An engine's ``recognize(pcm, focus) -> Heard`` as ``(text, confidence)``."""
+
     def __init__(self, engine: Any) -> None:
         self.engine = engine
 
     def recognize(self, audio: Pcm, expecting: Expecting) -> tuple[str, float]:
-        result = self.engine.recognize(audio, expecting)
-        if isinstance(result, tuple):
-            return str(result[0]), float(result[1])
-        return str(result.text), float(result.confidence)
+        heard = self.engine.recognize(audio, expecting[0])
+        return str(heard.text), float(heard.confidence)
 
 
 def open_voice(config: dict[str, Any], stdin: TextIO, out: TextIO, *,
@@ -462,6 +514,7 @@ class VoiceLoop:
         self.clock = PausableClock()
         session.clock = self.clock
         self.listening: Listening | None = None
+        self.done = False  # the loop ended: background work stops
         self.waiting: list[ButtonEvent] = []
         self.eof = False
         printed = session.on_say
@@ -478,6 +531,9 @@ class VoiceLoop:
 
     def _fixed_phrases(self) -> None:
         """Openings worth caching: names of players and streets, fixed cues and lines."""
+        threading.Thread(target=self._warm, name="tts-warm", daemon=True).start()
+
+    def _warm(self) -> None:
         from banker.speech.tts import fixed_lines
 
         try:
@@ -486,9 +542,19 @@ class VoiceLoop:
             return
         whole, cues = fixed_lines(dict(self.session.replies.templates))
         ed = self.session.edition
-        names = [t.name for t in ed.tokens] + [s.name for s in ed.streets]
+        seated = [self.session.replies.name(t) for t in self.session.state.order]
+        names = seated + [t.name for t in ed.tokens] + [s.name for s in ed.streets]
         tts.add_fixed(whole, list(cues) + names)
-        threading.Thread(target=tts.warm, name="tts-warm", daemon=True).start()
+        # Most useful first: the players' names open most replies. Only short phrases are
+        # rendered ahead (each costs < 0.2 s of CPU, so a turn never waits long behind one);
+        # long fixed lines are cached the first time they are said.
+        first = seated + [f"{n}," for n in seated] + sorted(whole, key=len) + sorted(cues)
+        order = [p for p in dict.fromkeys(first + sorted(tts.fixed)) if len(p) <= WARM_MAX_CHARS]
+        tts.warm(order, self._idle, lambda: self.done)
+
+    def _idle(self) -> bool:
+        """Nobody talking, nothing being said: a good moment to render ahead."""
+        return self.listening is None and not self.io.speaker.busy()
 
     def _live_key(self, key: str) -> bool:
         return self.token_for_key(key) is not None
@@ -505,6 +571,12 @@ class VoiceLoop:
 
     # -- the loop ------------------------------------------------------------------------------
     def run(self) -> int:
+        try:
+            return self._run()
+        finally:
+            self.done = True
+
+    def _run(self) -> int:
         for text in list(self.session.step.said):  # said before the voice was attached
             self.io.speaker.say(text)
         self._prompt()
@@ -579,17 +651,18 @@ class VoiceLoop:
     # -- buttons -------------------------------------------------------------------------------
     def _press(self, ev: ButtonEvent) -> None:
         token = self.token_for_key(ev.key)
+        _trace(f"press {ev.key} ({token}) from {ev.source} at {ev.time - _T0:.3f}")
         if token is None:
             return
         if self.io.speaker.busy():
             self.io.speaker.stop()  # barge-in
         ls = self.listening
         if ls is not None:
-            if ls.key == ev.key:
+            if ls.key == ev.key and ls.ended_at is None:
                 if not ls.holds:
                     ls.end("press")  # a second press ends the utterance early
                 return
-            self.waiting.append(ev)
+            self.waiting.append(ev)  # another player, or a new turn after this one
             return
         self._listen(token, ev)
 
@@ -606,7 +679,7 @@ class VoiceLoop:
         self.clock.pause()
         self.io.speaker.gate.clear()
         self.listening = Listening(token, ev.key, ev.source == "evdev", (kind, who), settings,
-                                   time.monotonic())
+                                   ev.time)
         self.listener.start(self.listening)
 
     def _heard(self, h: Heard) -> None:
@@ -678,7 +751,7 @@ def join_by_voice(io: VoiceIO, edition: Edition, out: TextIO) -> str:
                 ev = queued.pop(0)
                 speaker.stop()
                 listening = Listening("", ev.key, ev.source == "evdev", ("player", everyone), vad,
-                                      time.monotonic())
+                                      ev.time)
                 speaker.gate.clear()
                 listener.start(listening)
                 continue
@@ -705,7 +778,7 @@ def join_by_voice(io: VoiceIO, edition: Edition, out: TextIO) -> str:
             if ev.key not in io.keys:
                 continue
             if listening is not None:
-                if listening.key == ev.key:
+                if listening.key == ev.key and listening.ended_at is None:
                     if not listening.holds:
                         listening.end("press")
                 else:
@@ -752,3 +825,49 @@ def _token_in(text: str, edition: Edition) -> str | None:
 
 def _stderr(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
+
+
+# ------------------------------------------------------------------------------------------
+# what ``banker play`` uses
+
+class VoiceFrontend:
+    """``banker play`` without ``--keyboard``: opens the sound devices once, when first needed
+    (to let players join by their buttons, or to play); if they can't be opened it says so
+    once and the caller goes on with typed lines."""
+
+    def __init__(self, config: dict[str, Any], stdin: TextIO, out: TextIO,
+                 on_say: Callable[[str], None]) -> None:
+        self.config = config
+        self.stdin = stdin
+        self.out = out
+        self.on_say = on_say
+        self._io: VoiceIO | None = None
+        self._tried = False
+
+    def io(self) -> VoiceIO | None:
+        if not self._tried:
+            self._tried = True
+            try:
+                self._io = open_voice(self.config, self.stdin, self.out)
+            except AudioUnavailable as exc:
+                self.on_say(str(exc))
+        return self._io
+
+    def ask_players(self, edition: Edition) -> str:
+        io = self.io()
+        if io is None:
+            from banker.frontends.keyboard import ask_players_stdin
+
+            return ask_players_stdin(self.stdin, self.out, list(edition.token_ids))
+        return join_by_voice(io, edition, self.out)
+
+    def run(self, session: Session) -> int | None:
+        """The game by voice; None when there is no sound (the caller plays by keyboard)."""
+        io = self.io()
+        if io is None:
+            return None
+        return run_voice(session, self.config, self.stdin, self.out, io=io)
+
+    def close(self) -> None:
+        if self._io is not None:
+            self._io.close()

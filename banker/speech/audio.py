@@ -32,24 +32,71 @@ class AudioError(Exception):
 
 
 class AudioOut(Protocol):
+    """Where Mr. Monopoly's voice goes."""
+
     rate: int
+    latency: float  # s from handing a sample over to hearing it
 
     def play(self, pcm: Pcm, on_start: Callable[[float], None] | None = None) -> None: ...
     def stop(self) -> None: ...
     def busy(self) -> bool: ...
+    def sounding_until(self) -> float: ...
     def close(self) -> None: ...
 
 
 class AudioIn(Protocol):
+    """Where the players' voices come from: 30 ms frames, only while listening."""
+
     def frames(self) -> queue.Queue[bytes]: ...
+    def start_listening(self, since: float | None = None) -> None: ...
+    def stop_listening(self) -> None: ...
     def close(self) -> None: ...
 
 
+_ALSA_QUIET: list[Any] = []  # keeps the ctypes callback alive
+
+
+def _quiet_alsa() -> None:
+    """ALSA prints "underrun occurred" and device probing noise straight to stderr, over the
+    table's transcript; route it nowhere (harmless if libasound isn't there)."""
+    if _ALSA_QUIET:
+        return
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("asound")
+    if not name:
+        _ALSA_QUIET.append(None)
+        return
+    try:
+        lib = ctypes.CDLL(name)
+        handler_type = ctypes.CFUNCTYPE(None, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                                        ctypes.c_int, ctypes.c_char_p)
+        handler = handler_type(lambda *_args: None)
+        lib.snd_lib_error_set_handler(handler)
+        _ALSA_QUIET.append(handler)
+    except (OSError, AttributeError):
+        _ALSA_QUIET.append(None)
+
+
 def _sd() -> Any:
+    _quiet_alsa()
     try:
         import sounddevice
     except OSError:  # libportaudio2 missing
         raise AudioError(NO_DEVICE) from None
+    try:
+        found = len(sounddevice.query_devices())
+    except Exception:
+        found = 0
+    if not found:
+        # PortAudio lists devices once, when loaded: look again for a sound server or a USB
+        # card that came up after that.
+        try:
+            sounddevice._terminate()
+            sounddevice._initialize()
+        except Exception:
+            raise AudioError(NO_DEVICE) from None
     return sounddevice
 
 
@@ -78,7 +125,7 @@ class Player:
     first sample is handed to the device: that is what the latency bench measures.
     """
 
-    def __init__(self, rate: int, device: Any = None, blocksize: int = 256) -> None:
+    def __init__(self, rate: int, device: Any = None, blocksize: int = 512) -> None:
         sd = _sd()
         self.rate = rate
         self.device_rate = rate
@@ -147,6 +194,11 @@ class Player:
         with self._lock:
             return bool(self._clips) or self._current is not None or time.monotonic() < self._ends_at
 
+    def sounding_until(self) -> float:
+        """When the last sample handed out will have left the loudspeaker (monotonic)."""
+        with self._lock:
+            return self._ends_at
+
     def wait(self, timeout: float = 30.0) -> bool:
         end = time.monotonic() + timeout
         while self.busy():
@@ -170,10 +222,17 @@ class Microphone:
     chatter) never piles up waiting to be recognised.
     """
 
+    PREROLL = 2.0  # s of recent frames kept while nobody listens
+
     def __init__(self, device: Any = None) -> None:
         sd = _sd()
         self.listening = threading.Event()
         self._q: queue.Queue[bytes] = queue.Queue()
+        self._recent: collections.deque[tuple[float, bytes]] = collections.deque(
+            maxlen=int(self.PREROLL / 0.03))
+        self._lock = threading.Lock()
+        self._samples = 0
+        self._anchor = float("inf")
         self.device_rate = MIC_RATE
         self._buf = np.zeros(0, dtype=np.int16)
         try:
@@ -194,28 +253,51 @@ class Microphone:
         return stream
 
     def _callback(self, indata: Any, _frames: int, _time: Any, _status: Any) -> None:
-        if not self.listening.is_set():
-            return
         pcm = np.asarray(indata[:, 0], dtype=np.int16)
         if self.device_rate != MIC_RATE:
             pcm = resample(pcm, self.device_rate, MIC_RATE)
-        self._buf = np.concatenate([self._buf, pcm])
-        while len(self._buf) >= FRAME:
-            self._q.put(self._buf[:FRAME].tobytes())
-            self._buf = self._buf[FRAME:]
+        now = time.monotonic()
+        with self._lock:
+            # When was each sample captured? Callbacks can come late and in bursts (a busy
+            # CPU), so count samples from an anchor: the earliest the stream could have
+            # started, given every callback so far (allowing a little clock drift).
+            self._samples += len(pcm)
+            self._anchor = min(self._anchor + 5e-5, now - self._samples / MIC_RATE)
+            first = self._samples - len(pcm) - len(self._buf)  # index of self._buf[0] after concat
+            self._buf = np.concatenate([self._buf, pcm])
+            n = len(self._buf) // FRAME
+            for i in range(n):
+                frame = self._buf[i * FRAME:(i + 1) * FRAME].tobytes()
+                captured = self._anchor + (first + i * FRAME) / MIC_RATE  # its first sample
+                if self.listening.is_set():
+                    self._q.put(frame)
+                else:
+                    self._recent.append((captured, frame))
+            self._buf = self._buf[n * FRAME:]
 
     def frames(self) -> queue.Queue[bytes]:
         return self._q
 
-    def start_listening(self) -> None:
-        self.flush()
-        self.listening.set()
+    def start_listening(self, since: float | None = None) -> None:
+        """Listen from now, or from ``since`` (a ``time.monotonic()`` moment in the last two
+        seconds) when the listener got going late: the player's first word isn't lost."""
+        with self._lock:
+            self._drain()
+            if since is not None:
+                for captured, frame in self._recent:
+                    if captured >= since:
+                        self._q.put(frame)
+            self._recent.clear()
+            self.listening.set()
 
     def stop_listening(self) -> None:
         self.listening.clear()
 
     def flush(self) -> None:
-        self._buf = np.zeros(0, dtype=np.int16)
+        with self._lock:
+            self._drain()
+
+    def _drain(self) -> None:
         while True:
             try:
                 self._q.get_nowait()

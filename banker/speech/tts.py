@@ -17,9 +17,10 @@ import hashlib
 import os
 import re
 import threading
+import time
 import wave
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -193,6 +194,7 @@ class PiperTTS:
         self._recent: OrderedDict[str, Pcm] = OrderedDict()
         self._lock = threading.Lock()  # one onnx run at a time: two would halve each other
         self.renders = 0  # phrases actually rendered (tests check the cache is used)
+        self.closed = False
 
     # -- what is fixed --------------------------------------------------------------------
     def add_fixed(self, lines: Iterable[str] = (), openings: Iterable[str] = ()) -> None:
@@ -207,17 +209,28 @@ class PiperTTS:
                 self.openings.add(o)
                 self.fixed.add(o)
 
-    def warm(self, texts: Iterable[str] | None = None) -> int:
-        """Render the fixed phrases (or ``texts``) now, so the table never waits for them.
+    def warm(self, texts: Iterable[str] | None = None,
+             idle: Callable[[], bool] | None = None,
+             stop: Callable[[], bool] | None = None) -> int:
+        """Render the fixed phrases (or ``texts``, in that order) now, so the table never
+        waits for them; with ``idle``, only while it says the table is idle (rendering
+        competes for the CPU with the live turn).
 
-        Returns how many were rendered (not already on disk). Runs in a background thread
-        at start-up; the first call also warms onnxruntime.
+        Returns how many were rendered (not already on disk). An empty list warms
+        onnxruntime (its first run is several times slower).
         """
         n0 = self.renders
         todo = sorted(self.fixed) if texts is None else list(texts)
         if not todo:
             self._render("Hello.")
+        def done() -> bool:
+            return self.closed or (stop is not None and stop())
+
         for t in todo:
+            while idle is not None and not idle() and not done():
+                time.sleep(0.05)
+            if done():
+                break
             self.render(t)
         return self.renders - n0
 
@@ -265,9 +278,18 @@ class PiperTTS:
 
     def _render(self, phrase: str) -> Pcm:
         with self._lock:
+            if self.closed:
+                return np.zeros(0, dtype=np.int16)
             chunks = [to_pcm(c.audio_float_array) for c in self.voice.synthesize(phrase, self.syn_config)]
             self.renders += 1
         return np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int16)
+
+    def close(self) -> None:
+        """No more rendering; waits for a render in progress (onnxruntime aborts the process
+        if the interpreter exits while one of its runs is under way)."""
+        self.closed = True
+        with self._lock:
+            pass
 
     # -- disk cache -----------------------------------------------------------------------
     def _path(self, phrase: str) -> Path:

@@ -104,7 +104,9 @@ def tts(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-de
     """One real piper voice for the session, with its own empty disk cache."""
     from banker.speech.tts import PiperTTS
 
-    return PiperTTS("joe-us", cache_dir=tmp_path_factory.mktemp("tts-cache"))
+    voice = PiperTTS("joe-us", cache_dir=tmp_path_factory.mktemp("tts-cache"))
+    yield voice
+    voice.close()
 
 
 def to16k(pcm: Pcm, rate: int) -> Pcm:
@@ -138,13 +140,24 @@ def said(tts, tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-unty
     return make
 
 
+_DECODER = None
+
+
 def decode(pcm: Pcm) -> str:
     """What pocketsphinx (general English model) hears in 16 kHz audio: how a listener at the
     table would check that Mr. Monopoly said the amount."""
-    from pocketsphinx import Decoder
+    global _DECODER
+    if _DECODER is None:
+        from pocketsphinx import Decoder
 
-    d = Decoder(samprate=16000, loglevel="FATAL")
+        _DECODER = Decoder(samprate=16000, loglevel="FATAL")
+    d = _DECODER
     d.start_utt()
+    # the null sink records digital silence while nothing plays: keep only what sounded
+    frames = pcm[: len(pcm) // 160 * 160].reshape(-1, 160)
+    loud = np.abs(frames.astype(np.int32)).max(axis=1) > 0
+    keep = np.convolve(loud, np.ones(31), mode="same") > 0  # and 150 ms around it
+    pcm = frames[keep].reshape(-1)
     pad = np.zeros(4800, dtype=np.int16)  # silence around it, as in a room
     d.process_raw(np.concatenate([pad, pcm.astype(np.int16), pad]).astype("<i2").tobytes(),
                   full_utt=True)

@@ -1,0 +1,138 @@
+"""The live voice loop on the virtual sound card: real buttons path, microphone, recogniser,
+session, piper voice, speaker; what Mr. Monopoly says is recorded and recognised."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from banker.app import start_game
+from banker.config import load_config
+from banker.frontends.voice import VoiceIO, open_voice, run_voice
+from banker.speech.tts import PiperTTS
+
+from .conftest import SoundCard, decode
+
+
+class Out(io.StringIO):
+    """What the table sees printed; tests wait for lines to appear."""
+
+    def wait_for(self, pattern: str, timeout: float = 20.0, start: int = 0) -> re.Match[str]:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            m = re.search(pattern, self.getvalue()[start:])
+            if m:
+                return m
+            time.sleep(0.05)
+        raise AssertionError(f"never printed {pattern!r}; got:\n{self.getvalue()}")
+
+
+class Table:
+    """One game running ``run_voice`` in a thread; keys go in through a pipe (the terminal)."""
+
+    def __init__(self, tmp: Path, tts: PiperTTS, players: str = "racecar, dog") -> None:
+        self.out = Out()
+        r, self.w = os.pipe()
+        self.stdin = io.TextIOWrapper(io.FileIO(r, "r"), encoding="utf-8")
+        self.config = load_config()
+        self.rc: int | None = None
+        self.ready = threading.Event()
+        self.thread = threading.Thread(target=self._run, args=(tmp, tts, players), daemon=True)
+        self.thread.start()
+        assert self.ready.wait(30)
+
+    def _run(self, tmp: Path, tts: PiperTTS, players: str) -> None:
+        # the game file belongs to the thread that runs the game (SQLite's rule)
+        self.game = start_game(None, players, [], tmp / "game.sqlite", False,
+                               lambda t: print(t, file=self.out, flush=True), lambda _e: players)
+        self.io: VoiceIO = open_voice(self.config, self.stdin, self.out, tts=tts)
+        self.ready.set()
+        try:
+            self.rc = run_voice(self.game.session, self.config, self.stdin, self.out, io=self.io)
+        finally:
+            self.io.close()
+            self.game.file.close()
+
+    def type(self, text: str) -> None:
+        os.write(self.w, (text + "\n").encode())
+
+    def quiet(self, timeout: float = 20.0) -> None:
+        end = time.monotonic() + timeout
+        while self.io.speaker.busy() and time.monotonic() < end:
+            time.sleep(0.02)
+
+    def close(self) -> int | None:
+        os.close(self.w)
+        self.thread.join(30)
+        return self.rc
+
+
+@pytest.fixture
+def table(sound_card: SoundCard, tts: PiperTTS, tmp_path: Path) -> Iterator[Table]:
+    t = Table(tmp_path, tts)
+    yield t
+    if t.thread.is_alive():
+        t.close()
+
+
+def say_after_press(sound_card: SoundCard, table: Table, key: str, wav: Path) -> None:
+    table.type(key)  # the token button, at the key-input layer
+    time.sleep(0.35)  # the beep
+    sound_card.speak_into_mic(wav)
+
+
+def test_a_spoken_query_is_answered_out_loud(sound_card: SoundCard, table: Table, said,  # type: ignore[no-untyped-def]
+                                             tmp_path: Path) -> None:
+    table.out.wait_for(r"Welcome to Monopoly")
+    table.type("dog: buy Park Place")  # typed lines work alongside the buttons
+    table.out.wait_for(r"Dog buys Park Place|Park Place is yours|That's Park Place")
+    rec = sound_card.record_speaker(tmp_path / "reply.raw")
+    mark = len(table.out.getvalue())
+    # racecar presses while he is still talking: he stops, beeps, listens
+    say_after_press(sound_card, table, "1", said("pay rent on Park Place"))
+    table.out.wait_for(r"M35", start=mark)
+    table.quiet()
+    time.sleep(0.2)
+    heard = decode(rec.stop())
+    assert table.game.session.state.players["racecar"].cash == 1465
+    assert "thirty five" in heard, heard
+    assert table.close() == 0
+
+
+def test_a_press_while_he_speaks_stops_him(sound_card: SoundCard, table: Table, said) -> None:  # type: ignore[no-untyped-def]
+    table.out.wait_for(r"Welcome to Monopoly")
+    player = table.io.player
+    end = time.monotonic() + 10
+    while player.played < 0.5 * player.rate and time.monotonic() < end:
+        time.sleep(0.02)
+    assert table.io.speaker.busy(), "the welcome is being spoken"
+    table.type("2")  # press while he speaks
+    time.sleep(0.25)
+    at = player.played
+    time.sleep(0.5)
+    # only the beep (0.09 s) may have played since: the welcome was cut off
+    assert player.played - at < 0.2 * player.rate
+    sound_card.speak_into_mic(said("how much money do I have"))
+    table.out.wait_for(r"Dog.*M1,500")
+    assert table.close() == 0
+
+
+def test_a_press_without_speech_during_an_auction_is_a_bid(sound_card: SoundCard, table: Table) -> None:
+    table.out.wait_for(r"Welcome to Monopoly")
+    table.type("racecar: auction off Baltic Avenue")
+    table.out.wait_for(r"Baltic Avenue")
+    table.type("2")  # dog presses and says nothing
+    table.out.wait_for(r"Dog.*(bid|M\d)", timeout=10)
+    auction = table.game.session.auction
+    assert auction is not None and auction.bidder == "dog"
+    table.out.wait_for(r"Sold to Dog", timeout=15)
+    assert "baltic_avenue" in table.game.session.state.owned_by("dog") or any(
+        "Baltic" in s for s in table.game.session.state.owned_by("dog"))
+    assert table.close() == 0
