@@ -52,7 +52,9 @@ AGREE_TIMEOUT = 30.0
 MAX_HOTELS = 2
 JAIL_CARD = "jail-free"
 #: what a player with an open debt may still do: raise money, give up, or things that cost
-#: nothing. Everything else that moves their money waits until the debt is settled.
+#: nothing (rent and tax are let through to say "still short", or to be paid if they can be;
+#: the card, not bail, gets a debtor out of jail). Everything else that moves their money
+#: waits until the debt is settled.
 DEBTOR_OK = frozenset({
     "mortgage", "sell", "sell_hotel", "sell_card", "trade", "bankrupt", "collect", "pass_go",
     "build_hotel", "use_key", "go_to_jail", "leave_jail", "guess", "free_parking", "open_vault",
