@@ -143,6 +143,15 @@ class Speaker:
             pending = self._pending
         return pending > 0 or self.player.busy()
 
+    def wait_rendered(self, timeout: float = 60.0) -> None:
+        """Until every queued line has been rendered and handed to the player."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            with self._lock:
+                if self._pending == 0:
+                    return
+            time.sleep(0.01)
+
     def wait(self, timeout: float = 60.0) -> None:
         end = time.monotonic() + timeout
         while self.busy() and time.monotonic() < end:

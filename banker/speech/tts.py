@@ -28,7 +28,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from banker.money import speakable
+from banker.money import NUMBER_WORDS, speakable
 
 Pcm = npt.NDArray[np.int16]
 
@@ -107,19 +107,13 @@ def phrases(text: str, openings: Iterable[str] = ()) -> list[tuple[str, bool]]:
     if not ss:
         return out
     first, rest = ss[0], ss[1:]
-    low = first.lower()
-    best = ""
-    for o in openings:
-        ol = o.lower()
-        if len(o) > len(best) and low.startswith(ol) and len(first) > len(o) and (
-                not ol[-1].isalnum() or not first[len(o)].isalnum()):
-            best = first[: len(o)]
-    if best:
-        cut = len(best)
+    cut = _opening_end(first, openings)
+    if cut:
         if cut < len(first) and first[cut] in ",:;!":  # keep a name's own punctuation
             cut += 1
         head, tail = first[:cut].strip(), first[cut:].strip()
-        out.append((head, True))
+        # "Rent on Baltic Avenue" recurs and is worth caching; "Here's fifty, Dog" is not
+        out.append((head, not any(w in NUMBER_WORDS for w in _words(head))))
         if tail:
             out.append((tail, False))
     else:
@@ -130,6 +124,34 @@ def phrases(text: str, openings: Iterable[str] = ()) -> list[tuple[str, bool]]:
             out.append((first, False))
     out.extend((s, False) for s in rest)
     return out
+
+
+OPENING_PREFIX_WORDS = 3  # "Rent on | Baltic Avenue": a name this far in still opens
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z']+", text.lower())
+
+
+def _opening_end(sentence: str, openings: Iterable[str]) -> int:
+    """Where the opening of ``sentence`` ends: after the earliest known name (the longest
+    one there) that starts within the first few words, or after a fixed cue; 0 if none."""
+    low = sentence.lower()
+    best: tuple[int, int] | None = None  # (start, end)
+    for o in openings:
+        ol = o.lower()
+        start = low.find(ol)
+        while start != -1:
+            end = start + len(ol)
+            bounded = (start == 0 or not low[start - 1].isalnum()) and (
+                end == len(low) or not ol[-1].isalnum() or not low[end].isalnum())
+            rest_has_words = any(c.isalnum() for c in low[end:])
+            if bounded and rest_has_words and len(_words(low[:start])) <= OPENING_PREFIX_WORDS:
+                if best is None or start < best[0] or (start == best[0] and end > best[1]):
+                    best = (start, end)
+                break
+            start = low.find(ol, start + 1)
+    return best[1] if best else 0
 
 
 def fixed_lines(templates: dict[str, list[str]]) -> tuple[set[str], set[str]]:

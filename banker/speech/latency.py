@@ -1,0 +1,411 @@
+"""How fast Mr. Monopoly answers: the latency, cold-start and memory numbers for ``banker bench``.
+
+``measure()`` runs the real voice loop (``banker.frontends.voice``: buttons, end of speech,
+the configured recogniser, the session with a real SQLite journal, piper with its cache) on
+recorded commands played in real time into a stand-in microphone, and times
+
+- **end of speech -> first sample of the spoken reply** (not the beep, not a sound effect),
+  for both ends of turn: *release* (hold-to-talk: the button is let go the moment the speech
+  ends) and *vad* (voice activity detection, which first waits its hang-over);
+- the **VAD hang-over** separately: from the true end of speech (the last voiced sample of
+  the clip) to the moment the detector ended the turn;
+- **cold start**: a fresh process until the table is ready (voice loaded and warm,
+  recogniser loaded), and its peak **RSS**.
+
+"First sample" is when the reply's first audio is handed to the output device; the
+device's own buffer (``Player.latency``, ~50 ms on PulseAudio) comes on top and is reported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+Pcm = npt.NDArray[np.int16]
+RATE = 16000
+FRAME = 480
+
+# Commands for a two-player Voice Banking game (racecar, dog), in an order that makes sense.
+DEFAULT_COMMANDS = (
+    "buy Baltic Avenue", "what is my balance", "pay rent on Baltic Avenue", "pass go",
+    "who owns Baltic Avenue", "buy Park Place", "pay rent on Park Place", "how much money do I have",
+    "buy Oriental Avenue", "who is winning", "pay rent on Oriental Avenue", "repeat",
+)
+QUICK = 4
+
+
+@dataclass
+class Turn:
+    text: str
+    mode: str  # release | vad
+    heard: str
+    end_of_speech: float  # monotonic: the last voiced sample left the player's mouth
+    end_of_turn: float  # the listener decided the utterance was over
+    decoded: float
+    first_audio: float | None
+
+    @property
+    def latency_ms(self) -> float | None:
+        return None if self.first_audio is None else (self.first_audio - self.end_of_speech) * 1000
+
+    @property
+    def after_turn_ms(self) -> float | None:
+        return None if self.first_audio is None else (self.first_audio - self.end_of_turn) * 1000
+
+
+@dataclass
+class LatencyReport:
+    """Milliseconds unless named otherwise; ``n_*`` are the counts behind each percentile."""
+
+    release_p50: float
+    release_p95: float
+    n_release: int
+    vad_p50: float  # first reply sample after the VAD ended the turn
+    vad_p95: float
+    vad_total_p50: float  # the same from the true end of speech (hang-over included)
+    vad_total_p95: float
+    n_vad: int
+    hangover_ms: int  # configured
+    hangover_measured_p50: float
+    recognise_p50: float  # end of turn -> text (part of the latency)
+    output_buffer_ms: float
+    cold_start_s: float | None = None
+    rss_mb: float | None = None
+    turns: list[dict[str, Any]] = field(default_factory=list)
+
+    def table(self) -> str:
+        rows = [
+            ("end of speech -> reply, button release", f"p50 {self.release_p50:.0f} ms, "
+             f"p95 {self.release_p95:.0f} ms (n={self.n_release})"),
+            ("end of turn (VAD) -> reply", f"p50 {self.vad_p50:.0f} ms, p95 {self.vad_p95:.0f} ms "
+             f"(n={self.n_vad})"),
+            ("end of speech -> reply, VAD incl. hang-over", f"p50 {self.vad_total_p50:.0f} ms, "
+             f"p95 {self.vad_total_p95:.0f} ms"),
+            ("VAD hang-over", f"{self.hangover_ms} ms configured, {self.hangover_measured_p50:.0f} ms "
+             "measured (p50)"),
+            ("recognition after end of turn", f"p50 {self.recognise_p50:.0f} ms"),
+            ("output device buffer (not included)", f"{self.output_buffer_ms:.0f} ms"),
+        ]
+        if self.cold_start_s is not None:
+            rows.append(("cold start to ready", f"{self.cold_start_s:.2f} s"))
+        if self.rss_mb is not None:
+            rows.append(("peak memory (RSS)", f"{self.rss_mb:.0f} MB"))
+        w = max(len(r[0]) for r in rows)
+        return "\n".join(f"{a.ljust(w)}  {b}" for a, b in rows)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def percentile(values: Sequence[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    return float(np.percentile(np.asarray(values, dtype=np.float64), p))
+
+
+def true_end(pcm: Pcm, threshold: int = 600) -> float:
+    """Seconds from the clip's start to just after its last voiced sample."""
+    loud = np.nonzero(np.abs(pcm.astype(np.int32)) > threshold)[0]
+    return 0.0 if not len(loud) else (int(loud[-1]) + 1) / RATE
+
+
+# ------------------------------------------------------------------------------------------
+# stand-ins for the two physical ends (everything between them is the real code)
+
+class ClipMic:
+    """A microphone that hears one clip, in real time, from when listening starts.
+
+    ``end_of_speech`` is when the clip's last voiced sample was "heard"; ``on_speech_end``
+    fires at that moment (hold-to-talk: the player lets go of the button).
+    """
+
+    def __init__(self) -> None:
+        self._q: queue.Queue[bytes] = queue.Queue()
+        self.clip: Pcm = np.zeros(0, dtype=np.int16)
+        self.end_of_speech = 0.0
+        self.on_speech_end: Callable[[], None] | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def frames(self) -> queue.Queue[bytes]:
+        return self._q
+
+    def start_listening(self, since: float | None = None) -> None:
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._feed, daemon=True)
+        self._thread.start()
+
+    def _feed(self) -> None:
+        pcm = self.clip
+        end = true_end(pcm)
+        t0 = time.monotonic()
+        fired = False
+        for i in range(0, len(pcm) - FRAME + 1, FRAME):
+            if self._stop.is_set():
+                return
+            due = t0 + (i + FRAME) / RATE  # a frame exists once its last sample was spoken
+            delay = due - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            self._q.put(pcm[i:i + FRAME].tobytes())
+            if not fired and (i + FRAME) / RATE >= end:
+                fired = True
+                self.end_of_speech = t0 + end
+                if self.on_speech_end is not None:
+                    self.on_speech_end()
+        silence = bytes(FRAME * 2)
+        while not self._stop.is_set():  # then the room is quiet
+            time.sleep(FRAME / RATE)
+            self._q.put(silence)
+
+    def stop_listening(self) -> None:
+        self._stop.set()
+        while True:
+            try:
+                self._q.get_nowait()
+            except queue.Empty:
+                break
+
+    def close(self) -> None:
+        self._stop.set()
+
+
+class TimedOut:
+    """An output device that takes every sample at once and notes when (the loudspeaker's
+    own buffer is reported separately)."""
+
+    def __init__(self, rate: int, latency: float = 0.0) -> None:
+        self.rate = rate
+        self.latency = latency
+        self._until = 0.0
+        self._lock = threading.Lock()
+
+    def play(self, pcm: Pcm, on_start: Callable[[float], None] | None = None) -> None:
+        now = time.monotonic()
+        with self._lock:
+            start = max(now, self._until)
+            self._until = start + len(pcm) / self.rate
+        if on_start is not None:
+            on_start(start)
+
+    def stop(self) -> None:
+        with self._lock:
+            self._until = time.monotonic()
+
+    def busy(self) -> bool:
+        with self._lock:
+            return time.monotonic() < self._until
+
+    def sounding_until(self) -> float:
+        with self._lock:
+            return self._until
+
+    def close(self) -> None:
+        pass
+
+
+# ------------------------------------------------------------------------------------------
+
+def measure(clips: Sequence[tuple[str, Pcm]] | None = None, *, config: dict[str, Any] | None = None,
+            quick: bool = False, modes: Sequence[str] = ("release", "vad"),
+            cold: bool = True, tts: Any = None) -> LatencyReport:
+    """Run each clip through the live loop once per end-of-turn mode; see the module doc.
+
+    ``clips``: (text, 16 kHz mono audio) of commands for a racecar-and-dog Voice Banking game;
+    default: ``DEFAULT_COMMANDS`` said by the piper voice (``quick``: the first four).
+    """
+    from banker.config import load_config
+    from banker.speech.tts import load_tts
+
+    config = config or load_config()
+    voice = tts or load_tts(config)
+    if clips is None:
+        from banker.speech.audio import resample
+
+        texts = DEFAULT_COMMANDS[:QUICK] if quick else DEFAULT_COMMANDS
+        pad = np.zeros(int(0.25 * RATE), dtype=np.int16)
+        clips = [(t, np.concatenate([pad, resample(voice.speak_all(t), voice.sample_rate, RATE)]))
+                 for t in texts]
+    turns: list[Turn] = []
+    for mode in modes:
+        turns += _run_mode(list(clips), mode, config, voice)
+    report = _report(turns, config)
+    if cold:
+        try:
+            cs, rss = cold_start()
+            report.cold_start_s, report.rss_mb = cs, rss
+        except (OSError, RuntimeError, subprocess.SubprocessError, ValueError):
+            pass
+    return report
+
+
+def _run_mode(clips: list[tuple[str, Pcm]], mode: str, config: dict[str, Any], voice: Any) -> list[Turn]:
+    from banker.app import start_game
+    from banker.frontends.voice import VoiceIO, VoiceLoop, _Eof, _Key
+    from banker.speech.buttons import ButtonEvent, key_map
+
+    turns: list[Turn] = []
+    out = _NullText()
+    mic = ClipMic()
+    player = TimedOut(voice.sample_rate)
+    with tempfile.TemporaryDirectory() as tmp:
+        game = start_game(None, "racecar, dog", [], Path(tmp) / "bench.sqlite", False,
+                          lambda _t: None, lambda _e: "racecar, dog")
+        try:
+            io = VoiceIO(config, player, mic, out, key_map(config))
+            io.load_tts_async(voice)
+            loop = VoiceLoop(game.session, io, out)
+            _warm_now(voice, loop)
+            runner = threading.Thread(target=loop.run, daemon=True)
+            runner.start()
+            source = "evdev" if mode == "release" else "terminal"
+            for text, pcm in clips:
+                # the next player presses while he is still talking (barge-in), once the
+                # last reply is rendered: its rendering would otherwise be timed too
+                io.speaker.wait_rendered(30)
+                mic.clip = pcm
+                n0 = len(io.timings)
+                mic.on_speech_end = (
+                    (lambda: io.events.put(_Key(ButtonEvent("1", "release", source, time.monotonic()))))
+                    if mode == "release" else None)
+                io.events.put(_Key(ButtonEvent("1", "press", source, time.monotonic())))
+                deadline = time.monotonic() + 20
+                while time.monotonic() < deadline:
+                    if len(io.timings) > n0 and io.timings[n0].first_audio is not None:
+                        break
+                    time.sleep(0.01)
+                if len(io.timings) > n0:
+                    tt = io.timings[n0]
+                    turns.append(Turn(text, mode, tt.text, mic.end_of_speech, tt.ended_at,
+                                      tt.decoded_at, tt.first_audio))
+            io.events.put(_Eof())
+            runner.join(30)
+        finally:
+            game.file.close()
+    return turns
+
+
+def _warm_now(voice: Any, loop: Any) -> None:
+    """What a table has after its first minute: the short fixed phrases and names cached."""
+    from banker.speech.tts import fixed_lines
+
+    whole, cues = fixed_lines(dict(loop.session.replies.templates))
+    ed = loop.session.edition
+    names = [t.name for t in ed.tokens] + [s.name for s in ed.streets]
+    voice.add_fixed(whole, list(cues) + names)
+    voice.warm([p for p in voice.fixed if len(p) <= 40])
+
+
+def _report(turns: list[Turn], config: dict[str, Any]) -> LatencyReport:
+    rel = [t for t in turns if t.mode == "release" and t.latency_ms is not None]
+    vad = [t for t in turns if t.mode == "vad" and t.latency_ms is not None]
+    hang = int((config.get("audio") or {}).get("vad_hangover_ms", 300))
+    rl = [t.latency_ms for t in rel if t.latency_ms is not None]
+    va = [t.after_turn_ms for t in vad if t.after_turn_ms is not None]
+    vt = [t.latency_ms for t in vad if t.latency_ms is not None]
+    hm = [(t.end_of_turn - t.end_of_speech) * 1000 for t in vad]
+    rec = [(t.decoded - t.end_of_turn) * 1000 for t in rel + vad]
+    out_buf = 0.0
+    return LatencyReport(
+        percentile(rl, 50), percentile(rl, 95), len(rl),
+        percentile(va, 50), percentile(va, 95), percentile(vt, 50), percentile(vt, 95), len(va),
+        hang, percentile(hm, 50), percentile(rec, 50), out_buf,
+        turns=[dict(asdict(t), latency_ms=t.latency_ms, after_turn_ms=t.after_turn_ms) for t in turns])
+
+
+class _NullText:
+    """A text stream nobody reads (the bench's table has no screen)."""
+
+    def write(self, s: str) -> int:
+        return len(s)
+
+    def flush(self) -> None:
+        pass
+
+
+# ------------------------------------------------------------------------------------------
+# cold start and memory, in a fresh process
+
+def cold_start(timeout: float = 60.0) -> tuple[float, float]:
+    """(seconds from process start to ready, peak RSS in MB after one spoken reply)."""
+    t0 = time.monotonic()
+    p = subprocess.run([sys.executable, "-m", "banker.speech.latency", "--ready-probe"],
+                       capture_output=True, text=True, timeout=timeout,
+                       env=dict(os.environ, BANKER_TRACE=""))
+    if p.returncode != 0:
+        raise RuntimeError(p.stderr.strip().splitlines()[-1] if p.stderr.strip() else "probe failed")
+    elapsed = time.monotonic() - t0
+    data = json.loads(p.stdout.strip().splitlines()[-1])
+    # the child times itself from its first line of code; what came before (the interpreter,
+    # imports) is the part of our wall time it didn't see
+    after_ready = float(data["total_s"]) - float(data["ready_s"])
+    return elapsed - after_ready, float(data["rss_mb"])
+
+
+def _probe() -> int:
+    """The start-up of ``banker play``: voice (loaded in the background and warmed) and
+    recogniser (in the foreground) in parallel, then one reply rendered."""
+    t_start = time.monotonic()
+    from banker.config import load_config
+    from banker.editions import load_edition
+    from banker.frontends.voice import default_recognizer
+    from banker.speech.tts import load_tts
+
+    config = load_config()
+    box: dict[str, Any] = {}
+
+    def load_voice() -> None:
+        v = load_tts(config)
+        v.warm([])
+        box["tts"] = v
+    th = threading.Thread(target=load_voice)
+    th.start()
+    rec = default_recognizer(config)(load_edition("voice-banking"))
+    th.join()
+    ready = time.monotonic() - t_start
+    voice = box["tts"]
+    rec.recognize(np.zeros(RATE, dtype=np.int16), ("any", frozenset()))
+    voice.speak_all("Racecar pays M22 rent on Park Place to Dog. You have M1,478 left.")
+    rss = _peak_rss_mb()
+    voice.close()
+    print(json.dumps({"ready_s": ready, "rss_mb": rss, "total_s": time.monotonic() - t_start}))
+    return 0
+
+
+def _peak_rss_mb() -> float:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    import resource
+
+    return float(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) / 1024
+
+
+def main(argv: Sequence[str]) -> int:
+    if "--ready-probe" in argv:
+        return _probe()
+    report = measure(quick="--quick" in argv)
+    print(report.table())
+    if "--json" in argv:
+        print(json.dumps(report.to_json(), indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
