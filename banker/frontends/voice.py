@@ -418,7 +418,9 @@ class VoiceIO:
     def recognizer(self, edition: Edition) -> Recognizer:
         if edition.id not in self._recognizers:
             factory = self.recognizer_factory or default_recognizer(self.config)
-            self._recognizers[edition.id] = factory(edition)
+            rec = _Serialised(factory(edition))
+            threading.Thread(target=rec.warm, name="asr-warm", daemon=True).start()
+            self._recognizers[edition.id] = rec
         return self._recognizers[edition.id]
 
     # -- input -------------------------------------------------------------------------------
@@ -473,6 +475,31 @@ def default_recognizer(config: Mapping[str, Any]) -> Callable[[Edition], Recogni
 
         return _EngineAdapter(PocketsphinxRecognizer(SpeechGrammar(edition)))
     return make
+
+
+FOCI = ("any", "yes_no", "bid", "street", "amount", "number", "player")
+
+
+class _Serialised:
+    """One recogniser used from two threads (the listener, the start-up warm-up): one
+    decode at a time."""
+
+    def __init__(self, inner: Recognizer) -> None:
+        self.inner = inner
+        self._lock = threading.Lock()
+
+    def recognize(self, audio: Pcm, expecting: Expecting) -> tuple[str, float]:
+        with self._lock:
+            return self.inner.recognize(audio, expecting)
+
+    def warm(self) -> None:
+        """Decode a moment of room noise once per focus: a grammar is compiled on first use
+        (~0.1-0.3 s), which the first real command would otherwise wait for."""
+        noise = np.random.default_rng(0).integers(-40, 40, 8000).astype(np.int16)
+        for focus in FOCI:
+            # an engine that can't take a focus will say so when it is used for real
+            with contextlib.suppress(Exception):
+                self.recognize(noise, (focus, frozenset()))
 
 
 class _EngineAdapter:
