@@ -853,7 +853,7 @@ def join_by_voice(io: VoiceIO, edition: Edition, out: TextIO) -> str:
 def _token_in(text: str, edition: Edition) -> str | None:
     words = f" {normalize(text)} "
     for t in edition.tokens:
-        for name in (t.name, t.id):
+        for name in (t.name, t.id, *t.aliases):
             if f" {normalize(name)} " in words:
                 return t.id
     return None

@@ -137,3 +137,34 @@ def test_a_press_without_speech_during_an_auction_is_a_bid(sound_card: SoundCard
     table.out.wait_for(r"(Sold|gone)[^\n]*Dog", timeout=10)
     assert table.game.session.state.owned_by("dog"), "the auction closed and dog owns the street"
     assert table.close() == 0
+
+
+def test_players_join_by_pressing_their_buttons(sound_card: SoundCard, tts: PiperTTS, said,  # type: ignore[no-untyped-def]
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from banker.editions import load_edition
+    from banker.frontends import voice
+
+    monkeypatch.setattr(voice, "JOIN_CLOSE", 1.5)  # 5 s at a real table
+    out = Out()
+    r, w = os.pipe()
+    stdin = io.TextIOWrapper(io.FileIO(r, "r"), encoding="utf-8")
+    vio = open_voice(load_config(), stdin, out, tts=tts)
+    result: list[str] = []
+    th = threading.Thread(target=lambda: result.append(
+        voice.join_by_voice(vio, load_edition("voice-banking"), out)), daemon=True)
+    th.start()
+    try:
+        out.wait_for(r"Who's playing\?")
+        os.write(w, b"2\n")  # the first to press sits first, and says a token
+        time.sleep(0.35)
+        sound_card.speak_into_mic(said("dog"))
+        out.wait_for(r"Dog, you're in")
+        os.write(w, b"1\n")  # the second says nothing: the next free token
+        out.wait_for(r"T-Rex, you're in", timeout=10)
+        th.join(15)
+        assert result == ["dog, trex"]
+        assert vio.key_tokens == {"2": "dog", "1": "trex"}
+        assert "Let's play: Dog, T-Rex." in out.getvalue()
+    finally:
+        os.close(w)
+        vio.close()
