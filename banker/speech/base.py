@@ -1,0 +1,108 @@
+"""The recognition stage's small types: what a recogniser receives and what it returns.
+
+A recogniser receives one utterance (16 kHz mono int16 samples) and a *focus* (what the banker
+waits for: ``any`` command, a ``bid``, ``yes_no``, a ``street``, a ``number``, a ``player``, an
+``amount``) and returns ``Heard``: the words and a confidence in 0-1. Engines are adapters
+behind ``Recognizer`` (``pocketsphinx_asr``, ``vosk_asr``); ``engine.make_engine`` picks one.
+"""
+
+from __future__ import annotations
+
+import wave
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+RATE = 16000
+Pcm = npt.NDArray[np.int16]
+
+
+@dataclass(frozen=True)
+class WordScore:
+    word: str
+    confidence: float  # 0-1
+    start: float = 0.0  # seconds
+    end: float = 0.0
+
+
+@dataclass(frozen=True)
+class Heard:
+    """One recognised utterance. ``text`` is "" when nothing command-like was heard."""
+
+    text: str
+    confidence: float  # 0-1: how sure the engine is that ``text`` is what was said
+    words: tuple[WordScore, ...] = ()
+    engine: str = ""
+    focus: str = "any"
+    seconds: float = 0.0  # decoding time
+    details: dict[str, float] = field(default_factory=dict)  # engine-specific scores
+
+
+class Recognizer(Protocol):
+    """A speech recogniser constrained to an edition's command grammar."""
+
+    engine: str
+
+    def recognize(self, pcm: Pcm, focus: str = "any") -> Heard:
+        """Recognise one utterance (16 kHz mono int16)."""
+        ...
+
+
+class AudioFileError(Exception):
+    """A WAV file that can't be read as speech; the message is one plain sentence."""
+
+
+def read_wav(path: Path) -> Pcm:
+    """A WAV file as 16 kHz mono int16: channels are averaged, other rates resampled.
+
+    Accepts 8/16/24/32-bit integer PCM; anything else is an ``AudioFileError``.
+    """
+    try:
+        with wave.open(str(path), "rb") as w:
+            channels, width, rate = w.getnchannels(), w.getsampwidth(), w.getframerate()
+            frames = w.readframes(w.getnframes())
+    except FileNotFoundError:
+        raise AudioFileError(f"{path} does not exist.") from None
+    except IsADirectoryError:
+        raise AudioFileError(f"{path} is a folder, not a WAV file.") from None
+    except (OSError, wave.Error, EOFError) as exc:
+        what = "is not a PCM WAV file" if isinstance(exc, wave.Error) else "can't be read"
+        raise AudioFileError(f"{path} {what}.") from None
+    if channels < 1 or width not in (1, 2, 3, 4) or rate < 4000:
+        raise AudioFileError(f"{path} is not a usable PCM WAV file.")
+    data = _samples(frames, width)
+    if channels > 1:
+        data = data[: len(data) // channels * channels].reshape(-1, channels).mean(axis=1)
+    if rate != RATE and len(data):
+        data = resample(data, rate, RATE)
+    return np.clip(np.round(data), -32768, 32767).astype(np.int16)
+
+
+def _samples(frames: bytes, width: int) -> npt.NDArray[np.float64]:
+    """Integer PCM bytes as float samples on the int16 scale."""
+    if width == 1:  # unsigned 8-bit
+        return (np.frombuffer(frames, np.uint8).astype(np.float64) - 128.0) * 256.0
+    if width == 2:
+        return np.frombuffer(frames, "<i2").astype(np.float64)
+    if width == 3:
+        b = np.frombuffer(frames[: len(frames) // 3 * 3], np.uint8).reshape(-1, 3)
+        v = b[:, 0].astype(np.int32) | (b[:, 1].astype(np.int32) << 8) | (
+            b[:, 2].astype(np.int32) << 16)
+        v = np.where(v >= 1 << 23, v - (1 << 24), v)
+        return v.astype(np.float64) / 256.0
+    return np.frombuffer(frames, "<i4").astype(np.float64) / 65536.0
+
+
+def resample(x: npt.NDArray[np.float64], src: int, dst: int) -> npt.NDArray[np.float64]:
+    """Band-limited resampling by FFT (utterances are short, so one transform is cheap)."""
+    n = round(len(x) * dst / src)
+    if n <= 0:
+        return np.zeros(0)
+    spec = np.fft.rfft(x)
+    keep = min(len(spec), n // 2 + 1)
+    out = np.zeros(n // 2 + 1, dtype=complex)
+    out[:keep] = spec[:keep]
+    return np.asarray(np.fft.irfft(out, n) * (n / len(x)))

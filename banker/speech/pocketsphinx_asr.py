@@ -1,0 +1,251 @@
+"""Pocketsphinx adapter: grammar-constrained decoding with the English model in the wheel.
+
+Receives 16 kHz mono int16 audio and a focus; returns ``Heard`` (text, confidence).
+One decoder holds one JSGF search per focus (compiled from ``SpeechGrammar``), a pronunciation
+dictionary cut down to the grammar's words (bundled cmudict + ``grammars/pronunciations.yaml``),
+and a phone-loop search used only to score: how much better free phones explain the audio than
+the grammar's best sentence tells whether the words were really said (out-of-grammar chatter
+fits the phone loop far better than any command).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from banker.paths import grammars_dir
+from banker.speech.base import RATE, Heard, Pcm, WordScore
+from banker.speech.grammar import SpeechGrammar
+
+FRAME_S = 0.01
+FILLERS = frozenset({"<s>", "</s>", "<sil>", "[NOISE]", "[SPEECH]", "(NULL)"})
+
+
+class PronunciationError(Exception):
+    """Grammar words that neither dictionary can say (one plain sentence)."""
+
+
+def model_dir() -> Path:
+    import pocketsphinx
+
+    return Path(pocketsphinx.get_model_path()) / "en-us"
+
+
+@lru_cache(maxsize=1)
+def _cmudict() -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    with open(model_dir() / "cmudict-en-us.dict", encoding="utf-8") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) < 2:
+                continue
+            out.setdefault(parts[0].split("(")[0], []).append(" ".join(parts[1:]))
+    return out
+
+
+def extra_pronunciations(path: Path | None = None) -> dict[str, list[str]]:
+    """``grammars/pronunciations.yaml``: word -> pronunciations (ARPAbet strings)."""
+    path = path or grammars_dir() / "pronunciations.yaml"
+    if not path.exists():
+        return {}
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    out: dict[str, list[str]] = {}
+    for word, prons in data.items():
+        items = prons if isinstance(prons, list) else [prons]
+        out[str(word).lower()] = [" ".join(str(p).upper().split()) for p in items]
+    return out
+
+
+VOWELS = frozenset({"AA", "AE", "AH", "AO", "AW", "AY", "EH", "ER", "EY", "IH", "IY", "OW",
+                    "OY", "UH", "UW"})
+
+
+def accent_variants(pron: str) -> list[str]:
+    """Pronunciations other English accents use for the same word: non-rhotic (no R after a
+    vowel unless a vowel follows: "park" P AA K) and the broad "bath" A (AE -> AA before
+    S, F, TH, N S, N T: "chance", "pass"). cmudict is General American only."""
+    ph = pron.split()
+    out: list[str] = []
+    nonrhotic = [p for i, p in enumerate(ph) if not (
+        p == "R" and i > 0 and ph[i - 1] in VOWELS and (i + 1 == len(ph) or ph[i + 1] not in VOWELS))]
+    bath = list(ph)
+    for i, p in enumerate(ph):
+        nxt = ph[i + 1:i + 3]
+        if p == "AE" and nxt and (nxt[0] in ("S", "F", "TH") or nxt[:2] in (["N", "S"], ["N", "T"])):
+            bath[i] = "AA"
+    for v in (nonrhotic, bath, [("AA" if p == "AE" else p) for p in nonrhotic] if bath != ph else []):
+        text = " ".join(v)
+        if v and text != pron and text not in out:
+            out.append(text)
+    return out
+
+
+def pronunciations(words: Iterable[str], accents: bool = True
+                   ) -> tuple[dict[str, list[str]], list[str]]:
+    """Pronunciations for ``words`` and the words that have none."""
+    cmu, extra = _cmudict(), extra_pronunciations()
+    found: dict[str, list[str]] = {}
+    missing: list[str] = []
+    for w in sorted(set(words)):
+        prons = list(extra.get(w) or cmu.get(w) or [])
+        if not prons:
+            missing.append(w)
+            continue
+        if accents:
+            for p in list(prons):
+                prons.extend(v for v in accent_variants(p) if v not in prons)
+        found[w] = prons
+    return found, missing
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """Decoder settings and the confidence model (tuned on the bench's dev set: wide beams and
+    more Gaussians per frame cost little with the small automaton and recover many accented
+    or fast utterances; a low silence probability stops short words being eaten as pauses)."""
+
+    beam: float = 1e-60
+    wbeam: float = 1e-40
+    pbeam: float = 1e-60
+    topn: int = 8
+    bestpath: bool = False
+    cmn: str = "batch"
+    remove_noise: bool = False
+    fillprob: float = 1e-8
+    silprob: float = 1e-4
+    lw: float = 6.5
+    wip: float = 0.65
+    phone_loop: bool = True
+    accents: bool = True
+    # confidence = logistic(bias + w_margin * margin + w_path * path), where path is the
+    # grammar path's score per speech frame relative to the best senone in each frame, and
+    # margin is that minus the phone loop's (both x1000, pocketsphinx's scaled log units)
+    bias: float = 8.0
+    w_margin: float = 1.5
+    w_path: float = 0.8
+
+
+def _config(dict_path: str, tuning: Tuning, extra: Mapping[str, Any] | None = None) -> Any:
+    import pocketsphinx
+
+    kwargs: dict[str, Any] = dict(
+        hmm=str(model_dir() / "en-us"), dict=dict_path, lm=None, loglevel="FATAL",
+        samprate=RATE, beam=tuning.beam, wbeam=tuning.wbeam, pbeam=tuning.pbeam,
+        bestpath=tuning.bestpath, cmn=tuning.cmn, topn=tuning.topn, remove_noise=tuning.remove_noise,
+        fillprob=tuning.fillprob, silprob=tuning.silprob, lw=tuning.lw, wip=tuning.wip)
+    kwargs.update(extra or {})
+    return pocketsphinx.Config(**kwargs)
+
+
+class PocketsphinxRecognizer:
+    """Grammar-constrained pocketsphinx for one edition. Load once; ``recognize`` per utterance."""
+
+    engine = "pocketsphinx"
+
+    def __init__(self, grammar: SpeechGrammar, tuning: Tuning | None = None,
+                 extra_config: Mapping[str, Any] | None = None) -> None:
+        import pocketsphinx
+
+        self.grammar = grammar
+        self.tuning = tuning or Tuning()
+        prons, missing = pronunciations(grammar.words, self.tuning.accents)
+        if missing:
+            raise PronunciationError(
+                "No pronunciation for " + ", ".join(missing)
+                + "; add them to grammars/pronunciations.yaml.")
+        fd, path = tempfile.mkstemp(prefix="banker-", suffix=".dict")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                for word, plist in prons.items():
+                    for i, p in enumerate(plist):
+                        f.write(f"{word}{'' if i == 0 else f'({i + 1})'} {p}\n")
+            self.decoder = pocketsphinx.Decoder(_config(path, self.tuning, extra_config))
+        finally:
+            os.unlink(path)
+        self._searches: set[str] = set()
+        if self.tuning.phone_loop:
+            self.decoder.add_allphone_file("_phones", str(model_dir() / "en-us-phone.lm.bin"))
+
+    def _activate(self, focus: str) -> None:
+        if focus not in self._searches:
+            fsa = self.grammar.fsa(focus)
+            final = fsa.n
+            trans: list[tuple[Any, ...]] = [(s, d, p, w) if w else (s, d, p)
+                                            for s, w, d, p in fsa.arcs]
+            trans += [(s, final, p) for s, p in fsa.stop.items()]
+            fsg = self.decoder.create_fsg(focus, fsa.start, final, trans)
+            self.decoder.add_fsg(focus, fsg)
+            self._searches.add(focus)
+        self.decoder.activate_search(focus)
+
+    def _decode(self, pcm: Pcm) -> None:
+        self.decoder.start_utt()
+        self.decoder.process_raw(pcm.tobytes(), no_search=False, full_utt=True)
+        self.decoder.end_utt()
+
+    def recognize(self, pcm: Pcm, focus: str = "any") -> Heard:
+        t0 = time.perf_counter()
+        pcm = np.asarray(pcm, dtype=np.int16)
+        if len(pcm) < RATE // 10:
+            return Heard("", 0.0, engine=self.engine, focus=focus)
+        self._activate(focus)
+        self._decode(pcm)
+        hyp = self.decoder.hyp()
+        text = hyp.hypstr.strip() if hyp is not None else ""
+        segs = [(s.word, s.start_frame, s.end_frame, s.ascore, s.prob) for s in self.decoder.seg() or ()]
+        words = [s for s in segs if s[0] not in FILLERS]
+        details: dict[str, float] = {"frames": float(self.decoder.n_frames())}
+        if not text or not words:
+            return Heard("", 0.0, engine=self.engine, focus=focus,
+                         seconds=time.perf_counter() - t0, details=details)
+        lo, hi = words[0][1], words[-1][2] + 1
+        speech_frames = max(1, hi - lo)
+        path = sum(_ln(s[3]) for s in segs if lo <= s[1] and s[2] < hi)
+        details["path"] = 1000 * path / speech_frames
+        details["fill"] = sum(s[2] - s[1] + 1 for s in segs
+                              if s[0] in ("[SPEECH]", "[NOISE]")) / speech_frames
+        conf = 1.0
+        if self.tuning.phone_loop:
+            self.decoder.activate_search("_phones")
+            self._decode(pcm)
+            phones = [(s.word, s.start_frame, s.end_frame, s.ascore) for s in self.decoder.seg() or ()]
+            free = sum(_ln(p[3]) * _overlap(p[1], p[2], lo, hi) for p in phones)
+            details["phones"] = 1000 * free / speech_frames
+            details["margin"] = details["path"] - details["phones"]
+            t = self.tuning
+            z = t.bias + t.w_margin * details["margin"] + t.w_path * details["path"]
+            conf = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+        if self.tuning.bestpath:
+            post = min(s[4] for s in words)
+            details["posterior"] = post
+        word_scores = tuple(WordScore(_word(w[0]), conf, w[1] * FRAME_S, (w[2] + 1) * FRAME_S)
+                            for w in words)
+        text = self.grammar.to_written(" ".join(_word(w[0]) for w in words))
+        return Heard(text, conf, word_scores, self.engine, focus, time.perf_counter() - t0, details)
+
+
+def _word(w: str) -> str:
+    return w.split("(")[0]
+
+
+def _ln(p: float) -> float:
+    """Natural log of a pocketsphinx segment score (0.0 = underflow: very poor)."""
+    return math.log(p) if p > 0 else -745.0
+
+
+def _overlap(s: int, e: int, lo: int, hi: int) -> float:
+    """Fraction of frames s..e (inclusive) inside lo..hi-1."""
+    n = e - s + 1
+    if n <= 0:
+        return 0.0
+    return max(0, min(e + 1, hi) - max(s, lo)) / n

@@ -1,0 +1,133 @@
+"""``banker transcribe``: WAV files in, what the banker would hear and do out.
+
+For each file: the configured engine's words, the intent and slots the matcher finds, the
+confidence, and the decision ``play`` would take in a new game of the edition with every
+token seated (the first one speaking) and nothing owned: accept, confirm or reject.
+Models are loaded once for all files. A file that is missing or not a WAV: one sentence on
+stderr and exit 2, before anything is decoded.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from banker.editions import load_edition
+from banker.editions.model import Edition
+from banker.interpreter.hearing import Hearing, judge
+from banker.nlu.matcher import Matcher
+from banker.speech.base import AudioFileError, Heard, Pcm, read_wav
+
+
+@dataclass(frozen=True)
+class Verdict:
+    text: str
+    intent: str
+    slots: Mapping[str, Any]
+    confidence: float
+    decision: str
+
+
+class NewGameJudge:
+    """What ``play`` would decide about an utterance at the start of a game: every token of
+    the edition seated, nothing owned, the first token speaking, nothing asked."""
+
+    def __init__(self, edition: Edition, options: Mapping[str, str] | None = None,
+                 matcher: Matcher | None = None) -> None:
+        from banker.interpreter.session import Session
+
+        tokens = list(edition.token_ids)[: edition.max_players]
+        self.session = Session(edition, tokens, options=dict(options or {}), matcher=matcher)
+        self.player = tokens[0]
+        self.matcher = self.session.matcher
+
+    def risk(self, intent: str) -> str:
+        spec = self.matcher.grammar.intents.get(intent)
+        return spec.risk if spec is not None else "money"
+
+    def legal(self, intent: str, slots: Mapping[str, Any]) -> bool:
+        from banker.rules import QUERIES, Command, Draws, Intent, Refusal
+
+        if intent in QUERIES or intent in ("undo", "repeat", "help", "cancel", "yes", "no",
+                                           "answer", "bid"):
+            return True
+        try:
+            self.session.rules.decide(self.session.state, Command(self.player,
+                                                                 Intent(intent, dict(slots))),
+                                      Draws())
+        except Refusal:
+            return False
+        except Exception:  # noqa: BLE001 - a dry run must never break hearing
+            return False
+        return True
+
+    def hear(self, text: str, confidence: float | None) -> Hearing:
+        return judge(self.matcher.match(text), confidence, self.risk, self.legal)
+
+    def verdict(self, heard: Heard) -> Verdict:
+        h = self.hear(heard.text, heard.confidence)
+        slots = {} if h.decision == "reject" else _plain(h.slots)
+        return Verdict(heard.text, h.intent if h.decision != "reject" else "none", slots,
+                       round(h.confidence, 3), h.decision)
+
+
+def _plain(slots: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: (v if isinstance(v, (int, str, float, bool)) or v is None else str(v))
+            for k, v in slots.items()}
+
+
+def _split_options(items: Sequence[str]) -> tuple[dict[str, str], dict[str, str]]:
+    """``KEY=VALUE`` items: dotted keys are settings (``asr.engine``), others edition options."""
+    settings: dict[str, str] = {}
+    options: dict[str, str] = {}
+    for item in items:
+        if "=" not in item:
+            raise ValueError(f"--option {item!r} must look like KEY=VALUE.")
+        key, value = item.split("=", 1)
+        (settings if "." in key else options)[key.strip()] = value.strip()
+    return settings, options
+
+
+def run_transcribe(edition_id: str, wavs: list[Path], as_json: bool,
+                   option_items: Sequence[str] = (), out: TextIO | None = None,
+                   err: TextIO | None = None) -> int:
+    out, err = out or sys.stdout, err or sys.stderr
+    try:
+        settings, options = _split_options(option_items)
+    except ValueError as exc:
+        print(f"banker: {exc}", file=err)
+        return 2
+    audio: list[tuple[Path, Pcm]] = []
+    for path in wavs:
+        try:
+            audio.append((path, read_wav(path)))
+        except AudioFileError as exc:
+            print(f"banker: {exc}", file=err)
+            return 2
+    from banker.config import load_config
+    from banker.speech.engine import EngineError, make_engine
+    from banker.speech.pocketsphinx_asr import PronunciationError
+
+    edition = load_edition(edition_id)
+    config = load_config(overrides=settings)
+    try:
+        engine = make_engine(config, edition, notify=lambda t: print(f"banker: {t}", file=err))
+    except (EngineError, PronunciationError) as exc:
+        print(f"banker: {exc}", file=err)
+        return 2
+    judge_ = NewGameJudge(edition, options)
+    for path, pcm in audio:
+        v = judge_.verdict(engine.recognize(pcm, "any"))
+        if as_json:
+            print(json.dumps({"file": str(path), "text": v.text, "intent": v.intent,
+                              "slots": v.slots, "confidence": v.confidence,
+                              "decision": v.decision}), file=out, flush=True)
+        else:
+            slots = " ".join(f"{k}={val}" for k, val in v.slots.items())
+            print(f"{path}: \"{v.text}\" -> {v.intent}{' ' + slots if slots else ''} "
+                  f"(confidence {v.confidence:.2f}, {v.decision})", file=out, flush=True)
+    return 0
