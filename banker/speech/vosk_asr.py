@@ -52,7 +52,7 @@ class VoskRecognizer:
         vosk.SetLogLevel(-1)
         try:
             self.model = vosk.Model(str(folder))
-        except Exception:  # noqa: BLE001 - vosk raises a bare Exception on a bad model
+        except Exception:  # vosk raises a bare Exception on a bad model
             raise VoskModelError(f"The vosk model in {folder} could not be loaded.") from None
         self._vosk = vosk
         self.grammar = grammar
@@ -84,9 +84,6 @@ class VoskRecognizer:
         spoken = [w for w in words if w.word and w.word != UNKNOWN]
         unknown = len(words) - len(spoken)
         text = self.grammar.to_written(" ".join(w.word for w in spoken))
-        if not spoken:
-            conf = 0.0
-        else:
-            conf = min(w.confidence for w in spoken) * (0.5 ** unknown)
+        conf = 0.0 if not spoken else min(w.confidence for w in spoken) * 0.5 ** unknown
         return Heard(text, conf, words, self.engine, focus, time.perf_counter() - t0,
                      {"unknown_words": float(unknown)})

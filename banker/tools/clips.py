@@ -27,8 +27,8 @@ Pcm = npt.NDArray[np.int16]
 
 
 def cache_dir() -> Path:
-    base = os.environ.get("BANKER_CACHE") or os.environ.get("XDG_CACHE_HOME") and str(
-        Path(os.environ["XDG_CACHE_HOME"]) / "banker") or str(Path.home() / ".cache" / "banker")
+    base = os.environ.get("BANKER_CACHE") or (os.environ.get("XDG_CACHE_HOME") and str(
+        Path(os.environ["XDG_CACHE_HOME"]) / "banker")) or str(Path.home() / ".cache" / "banker")
     return Path(base)
 
 
@@ -121,7 +121,7 @@ def _resample(pcm: Pcm, rate: int) -> Pcm:
     if shutil.which("sox"):
         return _sox(pcm.tobytes(), ["-t", "raw", "-r", str(rate), "-e", "signed", "-b", "16",
                                     "-c", "1", "-"])
-    n = int(round(len(pcm) * RATE / rate))
+    n = round(len(pcm) * RATE / rate)
     x = np.interp(np.linspace(0, len(pcm) - 1, n), np.arange(len(pcm)), pcm.astype(np.float64))
     return np.clip(x, -32768, 32767).astype(np.int16)
 
