@@ -542,7 +542,7 @@ def open_voice(config: dict[str, Any], stdin: TextIO, out: TextIO, *,
 class VoiceLoop:
     """One game at the table, by voice and by typed lines (the main thread owns the session)."""
 
-    def __init__(self, session: Session, io: VoiceIO, out: TextIO) -> None:
+    def __init__(self, session: Session, io: VoiceIO, out: TextIO, *, warm_ahead: bool = True) -> None:
         self.session = session
         self.io = io
         self.out = out
@@ -563,7 +563,8 @@ class VoiceLoop:
         self.recognizer = io.recognizer(session.edition)
         self.listener = Listener(io.mic, io.player, io.beep, self.recognizer.recognize,
                                  lambda h: io.events.put(h))
-        self._fixed_phrases()
+        if warm_ahead:
+            self._fixed_phrases()
 
     def _fixed_phrases(self) -> None:
         """Openings worth caching: names of players and streets, fixed cues and lines."""

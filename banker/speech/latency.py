@@ -18,6 +18,7 @@ device's own buffer (``Player.latency``, ~50 ms on PulseAudio) comes on top and 
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import queue
@@ -221,7 +222,7 @@ class TimedOut:
 
 def measure(clips: Sequence[tuple[str, Pcm]] | None = None, *, config: dict[str, Any] | None = None,
             quick: bool = False, modes: Sequence[str] = ("release", "vad"),
-            cold: bool = True, tts: Any = None) -> LatencyReport:
+            cold: bool = True, tts: Any = None, warm: str = "all") -> LatencyReport:
     """Run each clip through the live loop once per end-of-turn mode; see the module doc.
 
     ``clips``: (text, 16 kHz mono audio) of commands for a racecar-and-dog Voice Banking game;
@@ -241,7 +242,7 @@ def measure(clips: Sequence[tuple[str, Pcm]] | None = None, *, config: dict[str,
                  for t in texts]
     turns: list[Turn] = []
     for mode in modes:
-        turns += _run_mode(list(clips), mode, config, voice)
+        turns += _run_mode(list(clips), mode, config, voice, warm)
     report = _report(turns, config)
     if cold:
         try:
@@ -252,7 +253,8 @@ def measure(clips: Sequence[tuple[str, Pcm]] | None = None, *, config: dict[str,
     return report
 
 
-def _run_mode(clips: list[tuple[str, Pcm]], mode: str, config: dict[str, Any], voice: Any) -> list[Turn]:
+def _run_mode(clips: list[tuple[str, Pcm]], mode: str, config: dict[str, Any], voice: Any,
+              warm: str) -> list[Turn]:
     from banker.app import start_game
     from banker.frontends.voice import VoiceIO, VoiceLoop, _Eof, _Key
     from banker.speech.buttons import ButtonEvent, key_map
@@ -265,48 +267,54 @@ def _run_mode(clips: list[tuple[str, Pcm]], mode: str, config: dict[str, Any], v
         game = start_game(None, "racecar, dog", [], Path(tmp) / "bench.sqlite", False,
                           lambda _t: None, lambda _e: "racecar, dog")
         try:
-            io = VoiceIO(config, player, mic, out, key_map(config))
-            io.load_tts_async(voice)
-            loop = VoiceLoop(game.session, io, out)
-            _warm_now(voice, loop)
+            vio = VoiceIO(config, player, mic, out, key_map(config))
+            vio.load_tts_async(voice)
+            loop = VoiceLoop(game.session, vio, out, warm_ahead=False)  # _warm_now does it
+            _warm_now(voice, loop, warm)
             runner = threading.Thread(target=loop.run, daemon=True)
             runner.start()
             source = "evdev" if mode == "release" else "terminal"
             for text, pcm in clips:
                 # the next player presses while he is still talking (barge-in), once the
                 # last reply is rendered: its rendering would otherwise be timed too
-                io.speaker.wait_rendered(30)
+                vio.speaker.wait_rendered(30)
                 mic.clip = pcm
-                n0 = len(io.timings)
+                n0 = len(vio.timings)
                 mic.on_speech_end = (
-                    (lambda: io.events.put(_Key(ButtonEvent("1", "release", source, time.monotonic()))))
+                    (lambda: vio.events.put(_Key(ButtonEvent("1", "release", source, time.monotonic()))))
                     if mode == "release" else None)
-                io.events.put(_Key(ButtonEvent("1", "press", source, time.monotonic())))
+                vio.events.put(_Key(ButtonEvent("1", "press", source, time.monotonic())))
                 deadline = time.monotonic() + 20
                 while time.monotonic() < deadline:
-                    if len(io.timings) > n0 and io.timings[n0].first_audio is not None:
+                    if len(vio.timings) > n0 and vio.timings[n0].first_audio is not None:
                         break
                     time.sleep(0.01)
-                if len(io.timings) > n0:
-                    tt = io.timings[n0]
+                if len(vio.timings) > n0:
+                    tt = vio.timings[n0]
                     turns.append(Turn(text, mode, tt.text, mic.end_of_speech, tt.ended_at,
                                       tt.decoded_at, tt.first_audio))
-            io.events.put(_Eof())
+            vio.speaker.stop()  # the last reply needn't be heard to the end
+            vio.events.put(_Eof())
             runner.join(30)
         finally:
             game.file.close()
     return turns
 
 
-def _warm_now(voice: Any, loop: Any) -> None:
-    """What a table has after its first minute: the short fixed phrases and names cached."""
+def _warm_now(voice: Any, loop: Any, warm: str) -> None:
+    """What a table has cached after its first minute (``all``: the short fixed phrases,
+    player and street names), or just the players' names and the fixed cues (``openings``)."""
     from banker.speech.tts import fixed_lines
 
     whole, cues = fixed_lines(dict(loop.session.replies.templates))
     ed = loop.session.edition
-    names = [t.name for t in ed.tokens] + [s.name for s in ed.streets]
+    seated = [loop.session.replies.name(t) for t in loop.session.state.order]
+    names = seated + [t.name for t in ed.tokens] + [s.name for s in ed.streets]
     voice.add_fixed(whole, list(cues) + names)
-    voice.warm([p for p in voice.fixed if len(p) <= 40])
+    if warm == "all":
+        voice.warm([p for p in voice.fixed if len(p) <= 40])
+    else:
+        voice.warm(seated + [f"{n}," for n in seated] + sorted(cues))
 
 
 def _report(turns: list[Turn], config: dict[str, Any]) -> LatencyReport:
@@ -326,14 +334,11 @@ def _report(turns: list[Turn], config: dict[str, Any]) -> LatencyReport:
         turns=[dict(asdict(t), latency_ms=t.latency_ms, after_turn_ms=t.after_turn_ms) for t in turns])
 
 
-class _NullText:
+class _NullText(io.StringIO):
     """A text stream nobody reads (the bench's table has no screen)."""
 
     def write(self, s: str) -> int:
         return len(s)
-
-    def flush(self) -> None:
-        pass
 
 
 # ------------------------------------------------------------------------------------------

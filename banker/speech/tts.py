@@ -156,8 +156,9 @@ def _opening_end(sentence: str, openings: Iterable[str]) -> int:
 
 
 def fixed_lines(templates: dict[str, list[str]]) -> tuple[set[str], set[str]]:
-    """From reply templates: whole lines without parameters, and fixed openings that end in
-    punctuation (``"Sold!"`` of ``"Sold! {street} is yours..."``)."""
+    """From reply templates: whole lines without parameters, and fixed openings: the words
+    before the first parameter when they end in punctuation (``"Sold!"`` of ``"Sold!
+    {street} is yours..."``) or are a few words (``"Did you say"``, ``"Rent on"``)."""
     whole: set[str] = set()
     openings: set[str] = set()
     for variants in templates.values():
@@ -166,8 +167,10 @@ def fixed_lines(templates: dict[str, list[str]]) -> tuple[set[str], set[str]]:
                 whole.add(speakable(t).strip())
                 continue
             head = t.split("{", 1)[0].strip()
-            if head.endswith(("!", ":")) and len(head.split()) <= 4:
-                openings.add(speakable(head))
+            n = len(head.split())
+            if (head.endswith(("!", ":")) and n <= 4) or (2 <= n <= 4 and not any(
+                    c.isdigit() for c in head)):
+                openings.add(speakable(head).rstrip(","))
     return whole, openings
 
 

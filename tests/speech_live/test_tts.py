@@ -46,9 +46,10 @@ def test_sentences_do_not_break_after_mister() -> None:
 
 def test_fixed_lines_and_cues_come_from_the_reply_templates() -> None:
     whole, cues = fixed_lines({"a": ["Any final bids?", "Sold! {street} is yours."],
-                               "b": ["{player} pays {amount}."], "c": ["Chance: {title}."]})
+                               "b": ["{player} pays {amount}."], "c": ["Chance: {title}."],
+                               "d": ["Did you say {what}?", "Here's {amount}, {player}."]})
     assert whole == {"Any final bids?"}
-    assert cues == {"Sold!", "Chance:"}
+    assert cues == {"Sold!", "Chance:", "Did you say"}
 
 
 def test_unknown_voice_is_one_sentence() -> None:
