@@ -106,3 +106,50 @@ def resample(x: npt.NDArray[np.float64], src: int, dst: int) -> npt.NDArray[np.f
     out = np.zeros(n // 2 + 1, dtype=complex)
     out[:keep] = spec[:keep]
     return np.asarray(np.fft.irfft(out, n) * (n / len(x)))
+
+
+def speech_span(pcm: Pcm, margin: float = 0.2, gap: float = 0.35) -> tuple[int, int]:
+    """Sample range of the loudest stretch of speech in ``pcm`` (with ``margin`` seconds
+    around it): frames well above the background (half-way, in dB, between the quiet floor
+    and the loud peak of a 100 ms envelope), joined across pauses shorter than ``gap``.
+
+    Recognisers decode only this: background talk before and after a command is otherwise
+    explained as extra words of some command.
+    """
+    hop = RATE // 100
+    n = len(pcm) // hop
+    if n < 10:
+        return 0, len(pcm)
+    x = pcm[: n * hop].astype(np.float64).reshape(n, hop)
+    db = 10 * np.log10(np.mean(x ** 2, axis=1) + 1.0)
+    env = np.convolve(db, np.ones(10) / 10, mode="same")
+    peak = float(np.percentile(env, 98))
+    floor = max(float(np.percentile(env, 10)), peak - 60.0)
+    if peak - floor < 6.0:  # no clear speech above the background: keep everything
+        return 0, len(pcm)
+    loud = env > floor + 0.5 * (peak - floor)
+    top = int(np.argmax(env))
+    lo = hi = top
+    limit = int(gap * 100)
+    i = top
+    while i > 0:  # walk left over short pauses
+        j = i - 1
+        while j >= 0 and not loud[j] and i - j <= limit:
+            j -= 1
+        if j < 0 or not loud[j]:
+            break
+        lo = i = j
+        while i > 0 and loud[i - 1]:
+            lo = i = i - 1
+    i = top
+    while i < n - 1:
+        j = i + 1
+        while j < n and not loud[j] and j - i <= limit:
+            j += 1
+        if j >= n or not loud[j]:
+            break
+        hi = i = j
+        while i < n - 1 and loud[i + 1]:
+            hi = i = i + 1
+    m = int(margin * 100)
+    return max(0, (lo - m) * hop), min(len(pcm), (hi + 1 + m) * hop)

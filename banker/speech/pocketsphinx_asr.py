@@ -24,7 +24,7 @@ import numpy as np
 import yaml
 
 from banker.paths import grammars_dir
-from banker.speech.base import RATE, Heard, Pcm, WordScore
+from banker.speech.base import RATE, Heard, Pcm, WordScore, speech_span
 from banker.speech.grammar import SpeechGrammar
 
 FRAME_S = 0.01
@@ -127,6 +127,7 @@ class Tuning:
     wip: float = 0.65
     phone_loop: bool = True
     accents: bool = True
+    trim: bool = True  # decode only the loudest stretch of speech (see base.speech_span)
     # confidence = logistic(bias + w_margin * margin + w_path * path), where path is the
     # grammar path's score per speech frame relative to the best senone in each frame, and
     # margin is that minus the phone loop's (both x1000, pocketsphinx's scaled log units)
@@ -198,6 +199,9 @@ class PocketsphinxRecognizer:
         pcm = np.asarray(pcm, dtype=np.int16)
         if len(pcm) < RATE // 10:
             return Heard("", 0.0, engine=self.engine, focus=focus)
+        if self.tuning.trim:
+            lo, hi = speech_span(pcm)
+            pcm = pcm[lo:hi]
         self._activate(focus)
         self._decode(pcm)
         hyp = self.decoder.hyp()

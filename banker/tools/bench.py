@@ -1,0 +1,419 @@
+"""``banker bench``: speech accuracy on a generated dev set, then latency and resources.
+
+Accuracy: Voice Banking commands sampled from the grammar (``SpeechGrammar.sample``) and table
+chatter, said by the piper voice and espeak-ng voices of several accents, speeds and pitches,
+clean and mixed with babble and pink noise at 20/10/5 dB. Each clip goes through the real
+recogniser and the real hearing policy (a new game, every token seated, nothing owned), and
+is counted as *exact* (intent and slots right, not ignored), *misbanked* (a wrong money command
+acted on without a question) or, for chatter, *accepted* (acted on). A naive pocketsphinx
+decode (the literal JSGF, default settings, whatever it outputs is acted on) is measured on a
+subset of the same clips as the baseline. Clips are cached under ``~/.cache/banker/clips``.
+
+Latency, cold start and memory come from ``banker.speech.latency.measure`` when present.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import resource
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+
+from banker.tools import clips
+from banker.tools.clips import Voice
+
+EDITION = "voice-banking"
+CONDITIONS = ("clean", "babble:20", "babble:10", "babble:5", "pink:20", "pink:10", "pink:5")
+QUICK_CONDITIONS = ("clean", "babble:10", "pink:10")
+TARGETS = {"exact_clean": 98.0, "exact_babble_10": 85.0, "misbanked_max": 0.5,
+           "chatter_accepted_max": 2.0}
+
+# Voices: piper (speed and variability) and espeak-ng accents x variants x speed x pitch.
+PIPER_VOICES = tuple(Voice("piper", "joe", ls, noise=ns) for ls in (0.85, 1.0, 1.2)
+                     for ns in (0.5, 0.8))
+ESPEAK_ACCENTS = ("en-us", "en-us-nyc", "en-gb", "en-gb-x-rp")
+ESPEAK_VARIANTS = ("", "+m1", "+m3", "+m5", "+f2", "+f5")
+
+CHATTER = (
+    "order a pizza", "did you see the game last night", "pass me the dice please",
+    "whose turn is it anyway", "I need more snacks", "that was a great roll",
+    "can you get me a drink", "I think I left the oven on", "you always win this game",
+    "my phone is almost dead", "let's play cards after this", "hurry up and roll",
+    "I can't believe you landed there again", "who wants some popcorn",
+    "the dog is barking outside", "we should go to bed soon", "stop cheating",
+    "where did the other die go", "this is taking forever", "I love this board",
+    "what time is it", "turn the music down", "somebody knocked over my hotel",
+    "it is your turn now", "I'm never going to win", "give me a second",
+    "that's not fair at all", "she always buys the expensive ones", "my brother owes me money",
+    "let's take a break", "I'll get you next time", "are we having dinner soon",
+    "the cat jumped on the table", "how was school today", "my feet are cold",
+    "please stop singing", "do you want to trade later", "I was thinking about the park",
+    "don't touch my money", "the bank is always right", "roll the dice already",
+    "I rolled a seven", "move your piece three spaces", "is it my go yet",
+    "who had the blue one", "can we play again tomorrow", "grandma is calling",
+    "pass the salt", "I want a pony", "open the window it's hot in here",
+    "where are the car keys", "this tea is cold", "let's watch a film later",
+    "my team lost again", "you owe me a biscuit", "I'm going to the shop",
+    "put the kettle on", "did anyone feed the fish", "that's my seat",
+    "I can't find my glasses", "we need more chairs", "tell me a joke",
+    "how many spaces was that", "I'll be right back", "don't look at my cards",
+    "what's for pudding", "turn off the telly", "the baby is asleep",
+    "check the oven please", "it's raining again", "you're on my square",
+    "I hate going to jail", "the board is upside down", "who is keeping score",
+    "my dice are lucky", "I miss the old version", "can I have a cushion",
+    "it's getting late", "did you hear that noise", "my arm hurts",
+    "who ate all the crisps", "can you read the rules", "we forgot the instructions",
+    "let me think about it", "I'm so bored", "that's a lot of money",
+    "you're cheating again", "whose phone is ringing", "I need the toilet",
+    "look at the time", "hand me that card", "nobody move",
+    "I'll pay you back later maybe", "buy me a drink", "the park was lovely today",
+    "we went to boardwalk last summer", "book a train to york", "chance would be a fine thing",
+    "what a lovely avenue", "my uncle lives on baltic street", "call the bank tomorrow",
+    "the rent is too high these days", "I passed my driving test", "go and get the dog",
+)
+
+
+@dataclass(frozen=True)
+class Item:
+    """One dev-set utterance with its truth (``intent`` none for chatter)."""
+
+    text: str
+    intent: str
+    slots: tuple[tuple[str, Any], ...]
+    voice: Voice
+    focus: str = "any"
+
+
+def espeak_voices(rng: random.Random) -> Voice:
+    return Voice("espeak", rng.choice(ESPEAK_ACCENTS) + rng.choice(ESPEAK_VARIANTS),
+                 rng.choice((135, 155, 175)), rng.choice((35, 50, 65)))
+
+
+def pick_voice(rng: random.Random) -> Voice:
+    return rng.choice(PIPER_VOICES) if rng.random() < 1 / 3 else espeak_voices(rng)
+
+
+def family(v: Voice) -> str:
+    if v.engine == "piper":
+        return "piper"
+    return "espeak " + ("US" if v.name.startswith("en-us") else "UK")
+
+
+def dev_set(n_commands: int, n_chatter: int, n_focus: int, seed: int = 2026) -> list[Item]:
+    """Commands (every intent of the edition, sampled templates and values, mostly this board's
+    streets), chatter lines, and answers to narrowed questions. Deterministic for a seed."""
+    from banker.editions import load_edition
+    from banker.nlu.matcher import Recognized
+    from banker.speech.grammar import SpeechGrammar
+
+    ed = load_edition(EDITION)
+    g = SpeechGrammar(ed)
+    rng = random.Random(seed)
+    intents = [s.name for s in g.intents() if s.name not in ("answer", "yes", "no")]
+    board = set(ed.street_names)
+    items: list[Item] = []
+    while len(items) < n_commands:
+        s = g.sample(rng, intents=[rng.choice(intents)])
+        names = [v for k, v in s.slots if k in ("property", "give", "get")]
+        if any(n not in board for n in names) and rng.random() < 0.8:
+            continue  # other boards' streets: kept rare
+        r = g.matcher.match(g.to_written(s.text))
+        if not (isinstance(r, Recognized) and r.intent == s.intent and dict(r.slots) == dict(s.slots)):
+            continue  # the text itself is ambiguous: not a test of hearing
+        items.append(Item(s.text, s.intent, s.slots, pick_voice(rng)))
+    lines = list(CHATTER)
+    rng.shuffle(lines)
+    for i in range(n_chatter):
+        items.append(Item(lines[i % len(lines)], "none", (), pick_voice(rng)))
+    foci = ("street", "yes_no", "bid", "number")
+    for i in range(n_focus):
+        focus = foci[i % len(foci)]
+        intents_f = {"street": ["answer"], "yes_no": ["yes", "no"], "bid": ["bid"],
+                     "number": ["answer"]}[focus]
+        for _ in range(50):
+            s = g.sample(rng, focus=focus, intents=intents_f)
+            if focus in ("street", "number") and not s.slots:
+                continue
+            r = g.matcher.match(g.to_written(s.text))
+            if isinstance(r, Recognized) and r.intent == s.intent and dict(r.slots) == dict(s.slots):
+                items.append(Item(s.text, s.intent, s.slots, pick_voice(rng), focus))
+                break
+    return items
+
+
+def audio_for(item: Item, condition: str, seed: int) -> clips.Pcm:
+    pcm = clips.pad(clips.speech(item.text, item.voice))
+    if condition == "clean":
+        return pcm
+    kind, snr = condition.split(":")
+    return clips.mix(pcm, kind, float(snr), np.random.default_rng(seed))
+
+
+# --- decoding in worker processes -------------------------------------------------------------
+_ENGINE: Any = None
+
+
+def _init_worker(kind: str) -> None:
+    global _ENGINE
+    from banker.editions import load_edition
+    from banker.speech.grammar import SpeechGrammar
+
+    ed = load_edition(EDITION)
+    if kind == "naive":
+        _ENGINE = NaiveDecoder(SpeechGrammar(ed))
+    else:
+        from banker.config import load_config
+        from banker.speech.engine import make_engine
+
+        _ENGINE = make_engine(load_config(), ed)
+
+
+def _decode(job: tuple[int, Item, str]) -> tuple[int, str, str, float | None, float]:
+    i, item, cond = job
+    pcm = audio_for(item, cond, i * 7919 + len(cond))
+    heard = _ENGINE.recognize(pcm, item.focus)
+    return i, cond, heard.text, heard.confidence, heard.seconds
+
+
+class NaiveDecoder:
+    """The baseline: the literal JSGF of the full grammar, pocketsphinx's default settings
+    (full dictionary; the lattice pass off, as it takes seconds), and no confidence at all."""
+
+    engine = "naive-pocketsphinx"
+
+    def __init__(self, grammar: Any) -> None:
+        import pocketsphinx
+
+        from banker.speech.base import Heard
+        from banker.speech.pocketsphinx_asr import model_dir, pronunciations
+
+        self._heard = Heard
+        self.grammar = grammar
+        self.decoder = pocketsphinx.Decoder(hmm=str(model_dir() / "en-us"), lm=None,
+                                            dict=str(model_dir() / "cmudict-en-us.dict"),
+                                            loglevel="FATAL", bestpath=False)
+        prons, _missing = pronunciations(grammar.words, accents=False)
+        for word, plist in prons.items():
+            if self.decoder.lookup_word(word) is None:
+                self.decoder.add_word(word, plist[0], False)
+        self.decoder.add_jsgf_string("any", grammar.jsgf("any"))
+        self.decoder.activate_search("any")
+
+    def recognize(self, pcm: Any, focus: str = "any") -> Any:
+        t0 = time.perf_counter()
+        self.decoder.start_utt()
+        self.decoder.process_raw(pcm.tobytes(), full_utt=True)
+        self.decoder.end_utt()
+        hyp = self.decoder.hyp()
+        text = self.grammar.to_written(hyp.hypstr) if hyp is not None else ""
+        return self._heard(text, 1.0, engine=self.engine, seconds=time.perf_counter() - t0)
+
+
+def decode_all(items: Sequence[Item], conditions: Sequence[str], kind: str,
+               progress: Callable[[int], None], workers: int = 2
+               ) -> list[tuple[int, str, str, float | None, float]]:
+    jobs = [(i, it, c) for c in conditions for i, it in enumerate(items)]
+    out = []
+    with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(kind,)) as ex:
+        for res in ex.map(_decode, jobs, chunksize=4):
+            out.append(res)
+            progress(1)
+    return out
+
+
+# --- scoring -------------------------------------------------------------------------------
+def score(items: Sequence[Item], results: Iterable[tuple[int, str, str, float | None, float]],
+          naive: bool = False) -> dict[str, Any]:
+    """Per condition: counts and percentages for commands, chatter and narrowed answers."""
+    from banker.editions import load_edition
+    from banker.nlu.matcher import Recognized
+    from banker.tools.transcribe import NewGameJudge
+
+    judge = NewGameJudge(load_edition(EDITION))
+    rows: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    for i, cond, text, conf, secs in results:
+        item = items[i]
+        if item.focus != "any":
+            m = judge.matcher.match(text)
+            ok = isinstance(m, Recognized) and m.intent == item.intent and \
+                dict(m.slots) == dict(item.slots)
+            rows.setdefault(cond, {}).setdefault("focus", []).append(
+                {"ok": ok, "secs": secs, "family": family(item.voice)})
+            continue
+        h = judge.hear(text, None if naive else conf)
+        right = h.intent == item.intent and dict(h.slots) == dict(item.slots)
+        money = judge.risk(h.intent) == "money"
+        kind = "chatter" if item.intent == "none" else "commands"
+        rows.setdefault(cond, {}).setdefault(kind, []).append({
+            "exact": right and h.decision != "reject", "decision": h.decision,
+            "misbanked": h.decision == "accept" and money and not right,
+            "secs": secs, "family": family(item.voice), "text": item.text, "heard": text})
+    report: dict[str, Any] = {}
+    for cond, kinds in rows.items():
+        c, ch, fo = kinds.get("commands", []), kinds.get("chatter", []), kinds.get("focus", [])
+        secs = [r["secs"] for r in c + ch + fo]
+        entry: dict[str, Any] = {
+            "commands": len(c), "chatter": len(ch), "focus_answers": len(fo),
+            "exact_pct": _pct(sum(r["exact"] for r in c), len(c)),
+            "accepted_right_pct": _pct(sum(r["exact"] and r["decision"] == "accept" for r in c),
+                                       len(c)),
+            "confirmed_pct": _pct(sum(r["decision"] == "confirm" for r in c), len(c)),
+            "rejected_pct": _pct(sum(r["decision"] == "reject" for r in c), len(c)),
+            "misbanked_pct": _pct(sum(r["misbanked"] for r in c + ch), len(c) + len(ch)),
+            "misbanked": sum(r["misbanked"] for r in c + ch),
+            "chatter_accepted_pct": _pct(sum(r["decision"] == "accept" for r in ch), len(ch)),
+            "chatter_confirmed_pct": _pct(sum(r["decision"] == "confirm" for r in ch), len(ch)),
+            "focus_exact_pct": _pct(sum(r["ok"] for r in fo), len(fo)),
+            "decode_s_mean": round(float(np.mean(secs)), 3) if secs else None,
+            "decode_s_p95": round(float(np.percentile(secs, 95)), 3) if secs else None,
+            "by_voice": {f: {"n": len(v), "exact_pct": _pct(sum(r["exact"] for r in v), len(v))}
+                         for f in sorted({r["family"] for r in c})
+                         for v in [[r for r in c if r["family"] == f]]},
+        }
+        report[cond] = entry
+    return report
+
+
+def _pct(n: int, d: int) -> float | None:
+    return round(100.0 * n / d, 2) if d else None
+
+
+# --- the command ---------------------------------------------------------------------------
+class Progress:
+    def __init__(self, total: int, out: TextIO) -> None:
+        self.total, self.done, self.out, self.t0 = max(1, total), 0, out, time.monotonic()
+
+    def __call__(self, n: int) -> None:
+        self.done += n
+        if self.done % 5 and self.done != self.total:
+            return
+        frac = self.done / self.total
+        bar = "#" * int(30 * frac) + "-" * (30 - int(30 * frac))
+        print(f"\r[{bar}] {100 * frac:5.1f}% ({self.done}/{self.total}, "
+              f"{time.monotonic() - self.t0:.0f} s)", end="", file=self.out, flush=True)
+        if self.done >= self.total:
+            print(file=self.out, flush=True)
+
+
+def _recogniser_resources() -> dict[str, Any]:
+    from banker.config import load_config
+    from banker.editions import load_edition
+    from banker.speech.engine import make_engine
+
+    t0 = time.perf_counter()
+    eng = make_engine(load_config(), load_edition(EDITION))
+    eng.recognize(clips.pad(np.zeros(4000, np.int16)), "any")
+    return {"engine": eng.engine, "load_and_first_decode_s": round(time.perf_counter() - t0, 2),
+            "peak_rss_mb_bench_process": round(
+                resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+
+
+def _latency(quick: bool) -> dict[str, Any]:
+    try:
+        from banker.speech import latency
+    except ImportError:
+        return {"error": "banker.speech.latency is not available"}
+    try:
+        rep = latency.measure(quick=quick)
+    except Exception as exc:  # the latency rig needs the voice loop; report, don't crash
+        return {"error": f"{type(exc).__name__}: {exc}"}
+    return {"table": rep.table(), "report": rep.to_json()}
+
+
+def table(report: dict[str, Any]) -> str:
+    lines = []
+    head = (f"{'condition':<11} {'cmds':>5} {'exact%':>7} {'acc-ok%':>7} {'conf%':>6} "
+            f"{'rej%':>6} {'misbank%':>8} {'chat':>5} {'chat-acc%':>9} {'chat-conf%':>10} "
+            f"{'s/utt':>6}")
+    for name in ("ours", "baseline"):
+        if not report.get(name):
+            continue
+        lines.append(f"{name}:")
+        lines.append(head)
+        for cond, e in report[name].items():
+            lines.append(
+                f"{cond:<11} {e['commands']:>5} {_f(e['exact_pct']):>7} "
+                f"{_f(e['accepted_right_pct']):>7} {_f(e['confirmed_pct']):>6} "
+                f"{_f(e['rejected_pct']):>6} {_f(e['misbanked_pct']):>8} {e['chatter']:>5} "
+                f"{_f(e['chatter_accepted_pct']):>9} {_f(e['chatter_confirmed_pct']):>10} "
+                f"{_f(e['decode_s_mean']):>6}")
+    ours = report.get("ours", {})
+    if ours:
+        lines.append("narrowed grammars (street / yes-no / bid / guess answers): " + ", ".join(
+            f"{c} {_f(e['focus_exact_pct'])}% of {e['focus_answers']}"
+            for c, e in ours.items() if e["focus_answers"]))
+        clean = ours.get("clean", {})
+        lines.append("clean by voice: " + ", ".join(
+            f"{f} {_f(v['exact_pct'])}% of {v['n']}" for f, v in clean.get("by_voice", {}).items()))
+    return "\n".join(lines)
+
+
+def _f(x: float | None) -> str:
+    return "-" if x is None else f"{x:g}"
+
+
+def run_bench(quick: bool, out: Path | None, stream: TextIO | None = None) -> int:
+    stream = stream or sys.stdout
+    if not clips.have_espeak():
+        print("banker: bench needs espeak-ng and sox (apt-get install espeak-ng sox).",
+              file=sys.stderr)
+        return 2
+    n_cmd, n_chat, n_focus = (40, 15, 8) if quick else (1000, 300, 120)
+    conditions = QUICK_CONDITIONS if quick else CONDITIONS
+    items = dev_set(n_cmd, n_chat, n_focus)
+    base_items = [it for it in items if it.focus == "any"]
+    base_items = base_items[: (12 if quick else 200)] + [
+        it for it in items if it.intent == "none"][: (4 if quick else 60)]
+    base_conditions = ("clean",) if quick else ("clean", "babble:10")
+    print(f"banker bench: {n_cmd} commands, {n_chat} chatter, {n_focus} narrowed answers, "
+          f"{len(conditions)} conditions ({', '.join(conditions)})", file=stream)
+    print("rendering clips (cached in ~/.cache/banker/clips)...", file=stream, flush=True)
+    prog = Progress(len(items), stream)
+    for it in items:
+        clips.speech(it.text, it.voice)
+        prog(1)
+    clips.babble_bed()
+    total = len(items) * len(conditions) + len(base_items) * len(base_conditions)
+    prog = Progress(total, stream)
+    t0 = time.monotonic()
+    ours = score(items, decode_all(items, conditions, "ours", prog))
+    baseline = score(base_items, decode_all(base_items, base_conditions, "naive", prog),
+                     naive=True)
+    report: dict[str, Any] = {
+        "dev_set": {"edition": EDITION, "commands": n_cmd, "chatter": n_chat,
+                    "narrowed_answers": n_focus, "conditions": list(conditions),
+                    "voices": {"piper": [asdict(v) for v in PIPER_VOICES],
+                               "espeak_accents": list(ESPEAK_ACCENTS),
+                               "espeak_variants": list(ESPEAK_VARIANTS)},
+                    "baseline_subset": {"commands": sum(it.intent != "none" for it in base_items),
+                                        "chatter": sum(it.intent == "none" for it in base_items),
+                                        "conditions": list(base_conditions)}},
+        "ours": ours, "baseline": baseline, "targets": TARGETS,
+        "accuracy_seconds": round(time.monotonic() - t0, 1),
+        "recogniser": _recogniser_resources(),
+    }
+    print(table(report), file=stream)
+    rec = report["recogniser"]
+    print(f"recogniser: {rec['engine']}, load + first decode {rec['load_and_first_decode_s']} s",
+          file=stream)
+    print("latency (banker.speech.latency)...", file=stream, flush=True)
+    report["latency"] = _latency(quick)
+    lat = report["latency"]
+    print(lat.get("table") or f"latency not measured: {lat.get('error')}", file=stream)
+    out = out or clips.cache_dir() / "bench" / ("report-quick.json" if quick else "report.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=1, default=str))
+    print(f"report: {out}", file=stream)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(run_bench("--quick" in sys.argv, None))
