@@ -45,7 +45,7 @@ from banker.nlu.normalize import normalize
 from banker.rules.events import CashMoved
 from banker.speech.audio import AudioError, AudioIn, AudioOut
 from banker.speech.buttons import ButtonEvent, Buttons, TerminalKeys, input_devices, key_map
-from banker.speech.vad import EndOfSpeech, Utterance, VadSettings
+from banker.speech.vad import EndOfSpeech, Utterance, VadSettings, speech_only
 
 Pcm = npt.NDArray[np.int16]
 
@@ -55,6 +55,7 @@ JOIN_CLOSE = 5.0  # s after the last new player joined
 EVDEV_ECHO = 0.5  # s: a terminal key this soon after the same input-device key is its echo
 LATE_BEEP = 0.3  # s: a listener starting later than this after the press doesn't beep
 WARM_MAX_CHARS = 40  # phrases rendered ahead of need at start-up
+GUESS_AFTER_FRAMES = 3  # 90 ms of silence after speech: start recognising (the hang-over runs on)
 Expecting = tuple[str, frozenset[str]]
 
 
@@ -271,6 +272,7 @@ class Listener:
         _trace(f"listening to {ls.token or ls.key} (pressed {ls.pressed_at - _T0:.3f}, "
                f"from {since - _T0:.3f})")
         self.mic.start_listening(since)
+        guess: _Guess | None = None
         try:
             while det.reason is None:
                 if ls._end is not None:
@@ -283,6 +285,11 @@ class Listener:
                         det.end("silence")  # a dead microphone must not hang the table
                     continue
                 det.feed(frame)
+                if det.reason is None and det.in_speech and det.quiet_frames == GUESS_AFTER_FRAMES:
+                    # A pause: maybe the end. Recognise what we have while the hang-over
+                    # runs; if no more speech comes, the answer is ready when the turn ends.
+                    guess = _Guess(self.recognize, speech_only(det.utterance()), ls.expecting,
+                                   det.last_voiced)
         finally:
             self.mic.stop_listening()
         ls.ended_at = time.monotonic()
@@ -293,11 +300,40 @@ class Listener:
         text, conf = "", 0.0
         if utt.has_speech:
             try:
-                text, conf = self.recognize(utt.audio, ls.expecting)
+                if guess is not None and guess.last_voiced == det.last_voiced:
+                    text, conf = guess.result()  # nothing was said after the pause
+                else:
+                    text, conf = self.recognize(speech_only(utt), ls.expecting)
             except Exception:  # a recogniser hiccup is "sorry?", not a crash
                 text, conf = "", 0.0
         _trace(f"recognised {text!r} ({conf:.2f}) in {time.monotonic() - ls.ended_at:.3f} s")
         self.post(Heard(ls, utt, text, conf, time.monotonic()))
+
+
+class _Guess:
+    """Recognition started early, at a pause, on a thread of its own."""
+
+    def __init__(self, recognize: Callable[[Pcm, Expecting], tuple[str, float]], audio: Pcm,
+                 expecting: Expecting, last_voiced: int | None) -> None:
+        self.last_voiced = last_voiced
+        self._done = threading.Event()
+        self._value: tuple[str, float] = ("", 0.0)
+        self._error: BaseException | None = None
+
+        def run() -> None:
+            try:
+                self._value = recognize(audio, expecting)
+            except BaseException as exc:  # re-raised where the result is used
+                self._error = exc
+            finally:
+                self._done.set()
+        threading.Thread(target=run, name="early-asr", daemon=True).start()
+
+    def result(self) -> tuple[str, float]:
+        self._done.wait()
+        if self._error is not None:
+            raise self._error
+        return self._value
 
 
 _T0 = time.monotonic()
@@ -402,6 +438,16 @@ class VoiceIO:
             raise AudioUnavailable(str(self._tts_error) if self._tts_error else "The voice can't be loaded.")
         return self._tts
 
+    def ready(self, edition: Edition, timeout: float = 60.0) -> bool:
+        """Block until the voice and the recogniser for ``edition`` are loaded."""
+        try:
+            self.tts()
+        except AudioUnavailable:
+            return False
+        rec = self.recognizer(edition)
+        wait = getattr(rec, "ready", None)
+        return bool(wait(timeout)) if wait is not None else True
+
     @property
     def speaker(self) -> Speaker:
         if self._speaker is None:
@@ -416,11 +462,17 @@ class VoiceIO:
             break
 
     def recognizer(self, edition: Edition) -> Recognizer:
+        """The recogniser for ``edition``, loaded once: in a process of its own
+        (``asr_process``) unless a factory was given."""
         if edition.id not in self._recognizers:
-            factory = self.recognizer_factory or default_recognizer(self.config)
-            rec = _Serialised(factory(edition))
-            threading.Thread(target=rec.warm, name="asr-warm", daemon=True).start()
-            self._recognizers[edition.id] = rec
+            if self.recognizer_factory is None:
+                from banker.speech.asr_process import ProcessRecognizer
+
+                self._recognizers[edition.id] = ProcessRecognizer(self.config, edition)
+            else:
+                rec = _Serialised(self.recognizer_factory(edition))
+                threading.Thread(target=rec.warm, name="asr-warm", daemon=True).start()
+                self._recognizers[edition.id] = rec
         return self._recognizers[edition.id]
 
     # -- input -------------------------------------------------------------------------------
@@ -448,6 +500,10 @@ class VoiceIO:
             self._speaker.wait(10.0)
         if self._tts_ready.is_set() and self._tts is not None and self._own_tts:
             self._tts.close()
+        for rec in self._recognizers.values():
+            close = getattr(rec, "close", None)
+            if close is not None:
+                close()
         self.mic.close()
         self.player.close()
 

@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -145,17 +145,18 @@ class ClipMic:
         return self._q
 
     def start_listening(self, since: float | None = None) -> None:
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._feed, daemon=True)
+        self._stop.set()  # a feeder still running from the last turn stops
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._feed, args=(self._stop,), daemon=True)
         self._thread.start()
 
-    def _feed(self) -> None:
+    def _feed(self, stop: threading.Event) -> None:
         pcm = self.clip
         end = true_end(pcm)
         t0 = time.monotonic()
         fired = False
         for i in range(0, len(pcm) - FRAME + 1, FRAME):
-            if self._stop.is_set():
+            if stop.is_set():
                 return
             due = t0 + (i + FRAME) / RATE  # a frame exists once its last sample was spoken
             delay = due - time.monotonic()
@@ -168,7 +169,7 @@ class ClipMic:
                 if self.on_speech_end is not None:
                     self.on_speech_end()
         silence = bytes(FRAME * 2)
-        while not self._stop.is_set():  # then the room is quiet
+        while not stop.is_set():  # then the room is quiet
             time.sleep(FRAME / RATE)
             self._q.put(silence)
 
@@ -255,6 +256,8 @@ def measure(clips: Sequence[tuple[str, Pcm]] | None = None, *, config: dict[str,
 
 def _run_mode(clips: list[tuple[str, Pcm]], mode: str, config: dict[str, Any], voice: Any,
               warm: str) -> list[Turn]:
+    """One game, one end-of-turn mode. The loop runs on this thread (it owns the SQLite
+    game file); a driver thread plays the part of the player."""
     from banker.app import start_game
     from banker.frontends.voice import VoiceIO, VoiceLoop, _Eof, _Key
     from banker.speech.buttons import ButtonEvent, key_map
@@ -263,40 +266,48 @@ def _run_mode(clips: list[tuple[str, Pcm]], mode: str, config: dict[str, Any], v
     out = _NullText()
     mic = ClipMic()
     player = TimedOut(voice.sample_rate)
+    source = "evdev" if mode == "release" else "terminal"
     with tempfile.TemporaryDirectory() as tmp:
         game = start_game(None, "racecar, dog", [], Path(tmp) / "bench.sqlite", False,
                           lambda _t: None, lambda _e: "racecar, dog")
+        vio = VoiceIO(config, player, mic, out, key_map(config))
         try:
-            vio = VoiceIO(config, player, mic, out, key_map(config))
             vio.load_tts_async(voice)
             loop = VoiceLoop(game.session, vio, out, warm_ahead=False)  # _warm_now does it
             _warm_now(voice, loop, warm)
-            runner = threading.Thread(target=loop.run, daemon=True)
-            runner.start()
-            source = "evdev" if mode == "release" else "terminal"
-            for text, pcm in clips:
-                # the next player presses while he is still talking (barge-in), once the
-                # last reply is rendered: its rendering would otherwise be timed too
-                vio.speaker.wait_rendered(30)
-                mic.clip = pcm
-                n0 = len(vio.timings)
-                mic.on_speech_end = (
-                    (lambda: vio.events.put(_Key(ButtonEvent("1", "release", source, time.monotonic()))))
-                    if mode == "release" else None)
-                vio.events.put(_Key(ButtonEvent("1", "press", source, time.monotonic())))
-                deadline = time.monotonic() + 20
-                while time.monotonic() < deadline:
-                    if len(vio.timings) > n0 and vio.timings[n0].first_audio is not None:
-                        break
-                    time.sleep(0.01)
-                if len(vio.timings) > n0:
-                    tt = vio.timings[n0]
-                    turns.append(Turn(text, mode, tt.text, mic.end_of_speech, tt.ended_at,
-                                      tt.decoded_at, tt.first_audio))
-            vio.speaker.stop()  # the last reply needn't be heard to the end
-            vio.events.put(_Eof())
-            runner.join(30)
+            vio.ready(game.session.edition)  # the table is ready: players may press
+
+            def press(kind: Literal["press", "release"]) -> None:
+                vio.events.put(_Key(ButtonEvent("1", kind, source, time.monotonic())))
+
+            def drive() -> None:
+                try:
+                    for text, pcm in clips:
+                        # the player presses while he is still talking (barge-in), once the
+                        # last reply is rendered: its rendering would otherwise be timed too
+                        vio.speaker.wait_rendered(30)
+                        mic.clip = pcm
+                        n0 = len(vio.timings)
+                        mic.on_speech_end = (lambda: press("release")) if mode == "release" else None
+                        press("press")
+                        deadline = time.monotonic() + 20
+                        while time.monotonic() < deadline:
+                            if len(vio.timings) > n0 and vio.timings[n0].first_audio is not None:
+                                break
+                            time.sleep(0.01)
+                        if len(vio.timings) > n0:
+                            tt = vio.timings[n0]
+                            turns.append(Turn(text, mode, tt.text, mic.end_of_speech, tt.ended_at,
+                                              tt.decoded_at, tt.first_audio))
+                finally:
+                    vio.speaker.stop()  # the last reply needn't be heard to the end
+                    vio.events.put(_Eof())
+            driver = threading.Thread(target=drive, daemon=True)
+            driver.start()
+            loop.run()
+            driver.join(30)
         finally:
+            vio.close()
             game.file.close()
     return turns
 
@@ -345,7 +356,8 @@ class _NullText(io.StringIO):
 # cold start and memory, in a fresh process
 
 def cold_start(timeout: float = 60.0) -> tuple[float, float]:
-    """(seconds from process start to ready, peak RSS in MB after one spoken reply)."""
+    """(seconds from process start to ready, peak RSS in MB after one spoken reply, the
+    recogniser's process included)."""
     t0 = time.monotonic()
     p = subprocess.run([sys.executable, "-m", "banker.speech.latency", "--ready-probe"],
                        capture_output=True, text=True, timeout=timeout,
@@ -361,42 +373,39 @@ def cold_start(timeout: float = 60.0) -> tuple[float, float]:
 
 
 def _probe() -> int:
-    """The start-up of ``banker play``: voice (loaded in the background and warmed) and
-    recogniser (in the foreground) in parallel, then one reply rendered."""
+    """The start-up of ``banker play``: the recogniser's process and the voice (loaded and
+    warmed) in parallel, then one utterance recognised and one reply rendered."""
     t_start = time.monotonic()
     from banker.config import load_config
     from banker.editions import load_edition
-    from banker.frontends.voice import default_recognizer
+    from banker.speech.asr_process import ProcessRecognizer
     from banker.speech.tts import load_tts
 
     config = load_config()
-    box: dict[str, Any] = {}
-
-    def load_voice() -> None:
-        v = load_tts(config)
-        v.warm([])
-        box["tts"] = v
-    th = threading.Thread(target=load_voice)
-    th.start()
-    rec = default_recognizer(config)(load_edition("voice-banking"))
-    th.join()
+    rec = ProcessRecognizer(config, load_edition("voice-banking"))  # starts loading at once
+    voice = load_tts(config)
+    voice.warm([])
+    rec.ready()
     ready = time.monotonic() - t_start
-    voice = box["tts"]
-    rec.recognize(np.zeros(RATE, dtype=np.int16), ("any", frozenset()))
+    rec.recognize(np.random.default_rng(0).integers(-2000, 2000, RATE).astype(np.int16),
+                  ("any", frozenset()))
     voice.speak_all("Racecar pays M22 rent on Park Place to Dog. You have M1,478 left.")
-    rss = _peak_rss_mb()
+    rss = _peak_rss_mb() + _peak_rss_mb(rec.proc.pid)
+    rec.close()
     voice.close()
     print(json.dumps({"ready_s": ready, "rss_mb": rss, "total_s": time.monotonic() - t_start}))
     return 0
 
 
-def _peak_rss_mb() -> float:
+def _peak_rss_mb(pid: int | None = None) -> float:
+    """Peak resident memory of this process (or ``pid``), in MB."""
     try:
-        for line in Path("/proc/self/status").read_text().splitlines():
+        for line in Path(f"/proc/{pid or 'self'}/status").read_text().splitlines():
             if line.startswith("VmHWM:"):
                 return int(line.split()[1]) / 1024
     except OSError:
-        pass
+        if pid is not None:
+            return 0.0
     import resource
 
     return float(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) / 1024

@@ -108,13 +108,16 @@ def phrases(text: str, openings: Iterable[str] = ()) -> list[tuple[str, bool]]:
     if not ss:
         return out
     first, rest = ss[0], ss[1:]
-    cut = _opening_end(first, openings)
+    cut = _opening_end(first, openings) or _amount_end(first)
     if cut:
         if cut < len(first) and first[cut] in ",:;!":  # keep a name's own punctuation
             cut += 1
         head, tail = first[:cut].strip(), first[cut:].strip()
-        # "Rent on Baltic Avenue" recurs and is worth caching; "Here's fifty, Dog" is not
-        out.append((head, not any(w in NUMBER_WORDS for w in _words(head))))
+        # "Rent on Baltic Avenue" and "two hundred" recur and are worth caching; "Here's
+        # fifty, Dog" is not
+        words = _words(head)
+        out.append((head, all(w in NUMBER_WORDS for w in words)
+                    or not any(w in NUMBER_WORDS for w in words)))
         if tail:
             out.append((tail, False))
     else:
@@ -132,6 +135,22 @@ OPENING_PREFIX_WORDS = 3  # "Rent on | Baltic Avenue": a name this far in still 
 
 def _words(text: str) -> list[str]:
     return re.findall(r"[a-z']+", text.lower())
+
+
+def _amount_end(sentence: str) -> int:
+    """A sentence that starts with an amount ("two hundred for passing GO, ..."): where the
+    number words end, if more words follow."""
+    end = 0
+    for m in re.finditer(r"[A-Za-z']+", sentence):
+        if m.group(0).lower() not in NUMBER_WORDS or (m.group(0).lower() == "and" and not end):
+            break
+        end = m.end()
+    rest = sentence[end:]
+    if not end or not any(c.isalpha() for c in rest):
+        return 0
+    while sentence[:end].lower().endswith(" and"):
+        end -= 4
+    return end
 
 
 def _opening_end(sentence: str, openings: Iterable[str]) -> int:

@@ -84,6 +84,15 @@ class EndOfSpeech:
     def in_speech(self) -> bool:
         return self._start is not None
 
+    @property
+    def quiet_frames(self) -> int:
+        """Unvoiced frames since the last voiced one (after speech started)."""
+        return self._quiet
+
+    @property
+    def last_voiced(self) -> int | None:
+        return self._last_voiced
+
     def feed(self, frame: bytes) -> EndReason | None:
         """Add one 30 ms frame; the end reason once the utterance is over, else None."""
         if self.reason is not None:
@@ -123,6 +132,20 @@ class EndOfSpeech:
             return Utterance(audio, self.reason or "silence", None, None)
         return Utterance(audio, self.reason or "vad", self._start * FRAME_MS / 1000,
                          (self._last_voiced + 1) * FRAME_MS / 1000)
+
+
+LEAD_KEEP = 0.25  # s kept before the detected start (soft onsets: "f", "h")
+TAIL_KEEP = 0.20  # s kept after the last voiced frame (trailing "s", "t")
+
+
+def speech_only(utt: Utterance) -> npt.NDArray[np.int16]:
+    """The utterance without the long silences around it: the recogniser's time grows
+    with the audio, and the wait after the beep or the hang-over adds nothing to it."""
+    if utt.speech_start is None or utt.speech_end is None:
+        return utt.audio
+    a = max(0, int((utt.speech_start - LEAD_KEEP) * RATE))
+    b = min(len(utt.audio), int((utt.speech_end + TAIL_KEEP) * RATE))
+    return utt.audio[a:b]
 
 
 def frames_of(pcm: npt.NDArray[np.int16]) -> list[bytes]:

@@ -34,6 +34,9 @@ from .conftest import decode, to16k
     # ... but not with an amount in it, and never leaving nothing to say after the name
     ("Here's fifty, Dog. You now have ten.", {"Dog"},
      [("Here's fifty,", False), ("Dog.", False), ("You now have ten.", False)]),
+    # an amount that opens a sentence is its own (cacheable) phrase
+    ("Two hundred for passing GO, Dog.", {"Dog"},
+     [("Two hundred", True), ("for passing GO, Dog.", False)]),
 ])
 def test_a_reply_is_cut_into_phrases_first_one_short(text: str, openings: set[str],
                                                       expected: list[tuple[str, bool]]) -> None:

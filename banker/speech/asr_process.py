@@ -1,0 +1,136 @@
+"""The speech recogniser in a process of its own, for the live table.
+
+Receives 16 kHz mono int16 utterances and what the banker expects; returns ``(text,
+confidence)`` from the configured engine (``banker.speech.engine.make_engine``).
+
+Why a process: pocketsphinx holds Python's lock while it decodes (gaps of 140 ms were
+measured), which stalls the sound callbacks (Mr. Monopoly stutters) and the listener (the end
+of a turn is noticed late). In its own process the decoder also gets the second core, so the
+listener can start recognising at a pause while it keeps listening for more speech.
+If the process dies, recognition carries on in this process.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import threading
+import time
+from collections.abc import Mapping
+from multiprocessing.connection import Connection
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from banker.editions.model import Edition
+
+Pcm = npt.NDArray[np.int16]
+Expecting = tuple[str, frozenset[str]]
+FOCI = ("any", "yes_no", "bid", "street", "amount", "number", "player")
+
+
+def _serve(conn: Connection, config: dict[str, Any], edition: Edition) -> None:
+    """The child: load the engine, warm every focus's grammar, then answer requests."""
+    from banker.speech.engine import make_engine
+
+    try:
+        engine = make_engine(config, edition)
+    except Exception as exc:  # the parent says so and recognises in-process instead
+        conn.send(("error", f"{type(exc).__name__}: {exc}"))
+        return
+    conn.send(("ready", os.getpid()))
+    noise = np.random.default_rng(0).integers(-40, 40, 8000).astype(np.int16)
+    warmed: set[str] = set()
+    while True:
+        # a grammar is compiled on its first use: do it while nobody is waiting
+        while not conn.poll(0) and len(warmed) < len(FOCI):
+            focus = next(f for f in FOCI if f not in warmed)
+            warmed.add(focus)
+            try:
+                engine.recognize(noise, focus)
+            except Exception:
+                pass
+        try:
+            msg = conn.recv()
+        except (EOFError, OSError):
+            return
+        if msg[0] == "quit":
+            return
+        _, raw, focus = msg
+        warmed.add(focus)
+        try:
+            heard = engine.recognize(np.frombuffer(raw, dtype=np.int16), focus)
+            conn.send(("ok", str(heard.text), float(heard.confidence)))
+        except Exception as exc:
+            conn.send(("fail", f"{type(exc).__name__}: {exc}", 0.0))
+
+
+class ProcessRecognizer:
+    """``recognize(audio, expecting) -> (text, confidence)``, one decode at a time."""
+
+    def __init__(self, config: Mapping[str, Any], edition: Edition) -> None:
+        self.config = dict(config)
+        self.edition = edition
+        self._lock = threading.Lock()
+        self._local: Any = None
+        ctx = mp.get_context("spawn")  # no fork: this process already runs threads
+        self._conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_serve, args=(child, self.config, edition),
+                                name="banker-asr", daemon=True)
+        self.proc.start()
+        child.close()
+        self._ready: bool | None = None
+
+    def _wait_ready(self) -> bool:
+        if self._ready is None:
+            try:
+                if self._conn.poll(60):
+                    msg = self._conn.recv()
+                    self._ready = msg[0] == "ready"
+                else:
+                    self._ready = False
+            except (EOFError, OSError):
+                self._ready = False
+        return self._ready
+
+    def ready(self, timeout: float = 60.0) -> bool:
+        """Wait until the child has loaded its engine (False: it couldn't)."""
+        end = time.monotonic() + timeout
+        with self._lock:
+            while self._ready is None and time.monotonic() < end:
+                if self._conn.poll(0.05):
+                    return self._wait_ready()
+            return bool(self._ready)
+
+    def recognize(self, audio: Pcm, expecting: Expecting) -> tuple[str, float]:
+        with self._lock:
+            if self._local is None and self._wait_ready():
+                try:
+                    self._conn.send(("rec", np.asarray(audio, dtype=np.int16).tobytes(), expecting[0]))
+                    kind, text, conf = self._conn.recv()
+                    if kind == "ok":
+                        return str(text), float(conf)
+                    raise RuntimeError(text)
+                except (EOFError, OSError, BrokenPipeError):
+                    pass  # the child is gone: carry on here
+            return self._in_process(audio, expecting)
+
+    def _in_process(self, audio: Pcm, expecting: Expecting) -> tuple[str, float]:
+        if self._local is None:
+            from banker.speech.engine import make_engine
+
+            self._local = make_engine(self.config, self.edition)
+        heard = self._local.recognize(np.asarray(audio, dtype=np.int16), expecting[0])
+        return str(heard.text), float(heard.confidence)
+
+    def close(self) -> None:
+        try:
+            self._conn.send(("quit",))
+        except (OSError, BrokenPipeError):
+            pass
+        self.proc.join(2)
+        if self.proc.is_alive():
+            self.proc.kill()
+            self.proc.join(2)
+        self._conn.close()
