@@ -448,10 +448,13 @@ class VoiceIO:
         wait = getattr(rec, "ready", None)
         return bool(wait(timeout)) if wait is not None else True
 
+    def __post_init__(self) -> None:
+        # made here, not on first use: two threads asking at once must not get two speakers
+        self._speaker = Speaker(self.tts, self.player, self._line_started)
+
     @property
     def speaker(self) -> Speaker:
-        if self._speaker is None:
-            self._speaker = Speaker(self.tts, self.player, self._line_started)
+        assert self._speaker is not None
         return self._speaker
 
     def _line_started(self, text: str, t: float) -> None:
