@@ -12,6 +12,7 @@ If the process dies, recognition carries on in this process.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing as mp
 import os
 import threading
@@ -47,10 +48,8 @@ def _serve(conn: Connection, config: dict[str, Any], edition: Edition) -> None:
         while not conn.poll(0) and len(warmed) < len(FOCI):
             focus = next(f for f in FOCI if f not in warmed)
             warmed.add(focus)
-            try:
+            with contextlib.suppress(Exception):
                 engine.recognize(noise, focus)
-            except Exception:
-                pass
         try:
             msg = conn.recv()
         except (EOFError, OSError):
@@ -125,10 +124,8 @@ class ProcessRecognizer:
         return str(heard.text), float(heard.confidence)
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(OSError):
             self._conn.send(("quit",))
-        except (OSError, BrokenPipeError):
-            pass
         self.proc.join(2)
         if self.proc.is_alive():
             self.proc.kill()
