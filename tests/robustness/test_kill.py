@@ -1,0 +1,297 @@
+"""Kill the real ``banker play --keyboard`` at random moments and resume: nothing announced is lost.
+
+Each round starts (or resumes) a game on a pseudo-terminal, plays random commands the way a
+person types them (buy, rent, Pass GO, chance, build, pay/collect, auctions with button
+presses, the give-up-street question, undo, ...), then SIGKILLs the process at a random
+moment: at the prompt, in the middle of handling a line, during an auction (bids open, or
+while "Any final bids?" runs out) or while a question is open.
+
+An in-process shadow game (same edition, players and seed, virtual clock) is fed the same
+lines and must print the same lines (up to Mr. Monopoly's rotating wording). It knows the
+state after every journal write, so after the kill:
+
+* the journal holds exactly the commits of every completed line, plus at most the one being
+  handled when the kill came (``kept`` is one of two numbers);
+* ``banker state --game F --json`` is exactly the shadow's state after that many commits;
+* if any line of a transaction had appeared on the screen, that transaction is on disk
+  (journal before announcement);
+* on ``--resume``, Mr. Monopoly repeats the last transaction and says what dialogue (auction,
+  question) was interrupted; the file is never reported damaged.
+
+Default: 24 kills spread over the editions (about a minute); ``--slow``: 100 per edition.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from banker.editions import available_editions, load_edition
+from banker.editions.model import Edition
+from banker.interpreter.session import Transaction
+from banker.journal import GameFile
+
+from .support import (
+    Action,
+    Actor,
+    PtyGame,
+    RandomChooser,
+    Shadow,
+    clean_env,
+    state_json,
+    views_equal,
+)
+
+EDITIONS = available_editions()
+DEFAULT_KILLS = 24  # in total over all editions, for the default (CI) run
+SLOW_KILLS = 100  # per edition with --slow
+KILL_STATS: dict[str, dict[str, int]] = {}  # edition -> what the kills hit (printed with -s)
+
+
+def _count(t: Table, *keys: str) -> None:
+    stats = KILL_STATS.setdefault(t.edition.id, {})
+    for k in keys:
+        stats[k] = stats.get(k, 0) + 1
+
+
+@dataclass
+class Expect:
+    """What the next resume must say, from what the shadow knew at the kill."""
+
+    repeat: list[str] = field(default_factory=list)  # the last transaction's lines
+    interrupted: str = ""  # "auction:<street>" | "question" | "" (nothing) | "?" (either)
+
+
+@dataclass
+class Table:
+    edition: Edition
+    dir: Path
+    rng: random.Random
+    env: dict[str, str]
+    game: Path | None = None
+    players: list[str] = field(default_factory=list)
+    seed: int = 0
+    shadow: Shadow | None = None
+    expect: Expect = field(default_factory=Expect)
+    log: list[str] = field(default_factory=list)
+    games: int = 0
+
+    def note(self, text: str) -> None:
+        self.log.append(text)
+
+    def why(self) -> str:
+        return "\n".join(self.log[-60:])
+
+
+def _same_lines(shadow: Shadow, expected: list[str], real: list[str]) -> bool:
+    return len(expected) == len(real) and all(
+        shadow.replies.same(e, r) for e, r in zip(expected, real, strict=True))
+
+
+def _prefix_ok(shadow: Shadow, expected: list[str], real: list[str], partial: str) -> bool:
+    """``real`` (whole lines) and ``partial`` (a cut line) are the start of ``expected``."""
+    if len(real) > len(expected):
+        return False
+    if not all(shadow.replies.same(e, r) for e, r in zip(expected, real, strict=False)):
+        return False
+    if partial and len(real) < len(expected):
+        e = expected[len(real)]
+        return any(alt.startswith(partial) for alt in {e, *shadow.replies.alts.get(e, ())})
+    return not partial
+
+
+def _start(t: Table) -> tuple[PtyGame, list[str]]:
+    ed = t.edition
+    if t.game is None or t.shadow is None or t.shadow.session.state.game_over:
+        t.games += 1
+        t.game = t.dir / f"game{t.games}.sqlite"
+        n = t.rng.randint(ed.min_players, min(ed.max_players, 4))
+        t.players = t.rng.sample(list(ed.token_ids), n)
+        g = PtyGame(["play", "--keyboard", "--game", str(t.game), "--edition", ed.id,
+                     "--players", ",".join(t.players)], env=t.env)
+        try:
+            greeting = g.until_prompt()
+            header = GameFile(t.game).peek().header  # read while the game runs (WAL reader)
+        except BaseException:
+            g.close()
+            raise
+        t.seed = header.seed
+        t.shadow = Shadow(ed, t.players, header.options, t.seed)
+        t.expect = Expect()
+        t.note(f"--- new game {t.game.name}: {t.players} seed {t.seed}")
+        return g, greeting
+    g = PtyGame(["play", "--keyboard", "--resume", "--game", str(t.game)], env=t.env)
+    try:
+        greeting = g.until_prompt()
+        t.note(f"--- resumed: {greeting}")
+        _check_greeting(t, greeting)
+    except BaseException:
+        g.close()
+        raise
+    return g, greeting
+
+
+def _check_greeting(t: Table, greeting: list[str]) -> None:
+    assert t.shadow is not None
+    text = "\n".join(greeting)
+    assert "damaged" not in text, f"a kill must not damage the journal: {greeting}\n{t.why()}"
+    assert any("welcome back" in ln.lower() for ln in greeting), greeting
+    for line in t.expect.repeat:  # the last transaction, repeated word for word
+        assert line in greeting, f"resume didn't repeat {line!r}: {greeting}\n{t.why()}"
+    said_interrupted = [ln for ln in greeting if "interrupted" in ln.lower()]
+    want = t.expect.interrupted
+    if want.startswith("auction:"):
+        street = want.split(":", 1)[1]
+        assert any(street in ln for ln in said_interrupted), (
+            f"resume didn't say the auction of {street} was interrupted: {greeting}\n{t.why()}")
+    elif want == "question":
+        assert said_interrupted, f"resume didn't say the question was interrupted: {greeting}\n{t.why()}"
+    elif want == "":
+        assert not said_interrupted, f"nothing was interrupted, yet: {greeting}\n{t.why()}"
+
+
+def _do(t: Table, g: PtyGame, action: Action) -> None:
+    """One completed action: the real output must equal the shadow's."""
+    sh = t.shadow
+    assert sh is not None
+    if action.kind == "line":
+        expected = sh.line(action.text)
+        g.send(action.text)
+        real = g.until_prompt()
+    else:  # the auction runs out on the real clock
+        expected = sh.close_auction()
+        real = g.until_line(lambda _l: True, timeout=15) if expected else []
+        while len(real) < len(expected):
+            real += g.until_line(lambda _l: True, timeout=15)
+    sh.tick()
+    t.note(f"{action} -> {real}")
+    assert _same_lines(sh, expected, real), (
+        f"real and shadow differ after {action}:\n real:   {real}\n shadow: {expected}\n{t.why()}")
+
+
+def _dialogue(sh: Shadow) -> str:
+    """The dialogue the journal marks as open (auction or rules question), if any."""
+    s = sh.session
+    if s.auction is not None:
+        return f"auction:{s.auction.street}"
+    if s.pending is not None and s.pending.kind == "rule":
+        return "question"
+    if s.hold is not None:
+        return "question"
+    return ""
+
+
+def _kill_round(t: Table) -> str:
+    g, _greeting = _start(t)
+    sh = t.shadow
+    assert sh is not None and t.game is not None
+    actor = Actor(t.edition)
+    ch = RandomChooser(t.rng)
+    try:
+        for _ in range(t.rng.randint(0, 9)):
+            action = actor.next(ch, sh.session)
+            if action.kind == "wait":
+                continue
+            _do(t, g, action)
+            if sh.session.state.game_over:
+                break
+            if (sh.session.auction is not None or sh.session.pending is not None) and \
+                    t.rng.random() < 0.35:
+                break  # kill while a dialogue is open more often than chance would
+        # --- the kill -----------------------------------------------------------------
+        done = sh.commits
+        dialogue = _dialogue(sh)
+        mode = t.rng.choice(["prompt", "inflight", "inflight", "inflight"])
+        in_flight: list[str] = []
+        action = actor.next(ch, sh.session)
+        if sh.session.state.game_over or action.kind == "wait":
+            mode = "prompt"
+        if mode == "inflight":
+            if action.kind == "line":
+                in_flight = sh.line(action.text)
+                g.send(action.text)
+                time.sleep(t.rng.choice([0.0, 0.0, 0.001, 0.003, 0.01, 0.03, 0.1]))
+            else:  # while the auction's last seconds run out
+                in_flight = sh.close_auction()
+                spec = t.edition.auction
+                time.sleep(t.rng.uniform(0.0, spec.quiet_seconds + spec.final_seconds + 0.5))
+            mode = f"inflight {action}"
+        flight = sh.commits
+        dialogue_after = _dialogue(sh)
+        g.kill()
+        seen = g.unread_lines()
+    finally:
+        g.close()
+    # --- what survived ------------------------------------------------------------------
+    loaded = GameFile(t.game).peek()
+    assert not loaded.damaged, f"killed game reported damaged: {loaded.notes}\n{t.why()}"
+    kept = loaded.kept
+    t.note(f"KILL ({mode}) done={done} flight={flight} kept={kept} seen={seen}")
+    _count(t, "kills", mode.split(" ")[0] if " " not in mode else
+           ("inflight-close" if mode.endswith("<close>") else "inflight-line"))
+    if dialogue:
+        _count(t, f"during {dialogue.split(':')[0]}")
+    if flight > done:
+        _count(t, "commit in flight", "... on disk" if kept == flight else "... not on disk")
+    assert kept in (done, flight), f"journal has {kept} commits, expected {done} or {flight}\n{t.why()}"
+    view = state_json(t.game)
+    assert views_equal(view, sh.journal.commits[kept].view), (
+        f"state after the kill differs from the shadow's after {kept} commits\n{t.why()}")
+    partial = seen[-1] if seen and not g.raw.endswith("\n") and g.raw.strip() else ""
+    whole = seen[:-1] if partial else seen
+    assert _prefix_ok(sh, in_flight, whole, partial), (
+        f"output before the kill isn't the start of the answer: {seen} vs {in_flight}\n{t.why()}")
+    if flight > done:
+        c = sh.journal.commits[flight]
+        said = c.tx.said if c.tx is not None else []
+        shown = any(any(sh.replies.same(s, r) for r in whole) for s in said)
+        if shown:  # announced, so it must be on disk
+            assert kept == flight, f"announced {said} but not journalled\n{t.why()}"
+            _count(t, "... partly announced")
+    # --- the next round resumes from what is on disk --------------------------------------
+    commit = sh.journal.commits[kept]
+    history: list[Transaction] = commit.history
+    real_history = loaded.transactions
+    assert len(real_history) == len(history)
+    settled = kept == done and dialogue == dialogue_after  # the kill changed no dialogue
+    t.expect = Expect(repeat=list(real_history[-1].said) if real_history else [],
+                      interrupted=dialogue if settled else "?")
+    if settled and dialogue:  # the note is written when the dialogue opens: it must be there
+        assert loaded.open_dialogue, f"dialogue {dialogue} open but not in the journal\n{t.why()}"
+    if commit.kind == "undo" or sh.journal.commits[kept].view.get("game_over"):
+        t.expect.repeat = []
+    t.shadow = Shadow(t.edition, t.players, dict(sh.session.state.options), t.seed,
+                      history=history, seq=sh.journal.seq, prior=sh.journal.commits[:kept + 1])
+    if t.shadow.session.state.game_over:
+        t.shadow = None
+    return mode
+
+
+def _kills(edition_id: str, slow: bool) -> int:
+    if slow:
+        return SLOW_KILLS
+    share, extra = divmod(DEFAULT_KILLS, len(EDITIONS))
+    return share + (1 if EDITIONS.index(edition_id) < extra else 0)
+
+
+@pytest.mark.parametrize("edition_id", EDITIONS)
+def test_kill_anywhere_then_resume_keeps_every_announced_transaction(
+        edition_id: str, tmp_path: Path, slow: bool) -> None:
+    rounds = _kills(edition_id, slow)
+    seed = random.randrange(1 << 30)
+    t = Table(load_edition(edition_id), tmp_path, random.Random(seed),
+              clean_env(XDG_DATA_HOME=str(tmp_path / "data")))
+    t.note(f"kill loop seed {seed}")
+    modes: dict[str, int] = {}
+    for _ in range(rounds):
+        mode = _kill_round(t).split(" ")[0]
+        modes[mode] = modes.get(mode, 0) + 1
+    assert sum(modes.values()) == rounds
+    log = tmp_path / "data" / "banker" / "banker.log"
+    assert not log.exists(), f"internal errors were logged:\n{log.read_text()[-3000:]}"
+    assert KILL_STATS[edition_id]["kills"] >= rounds
+    print(f"\nkills {edition_id}: {KILL_STATS[edition_id]}")
