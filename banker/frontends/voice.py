@@ -795,6 +795,7 @@ class VoiceLoop:
                 self._step(lambda: self.session.hear(token, h.text, h.confidence))
             else:
                 self._step(lambda: self.session.say("sorry"))
+            self._prompt()
         if self.waiting:
             nxt = self.waiting.pop(0)
             self._press(nxt)
