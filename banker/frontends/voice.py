@@ -120,7 +120,7 @@ class Speaker:
         self._lock = threading.Lock()
         self.gate = threading.Event()  # cleared while a player talks: speech waits
         self.gate.set()
-        self.spoken: list[str] = []
+        self.spoken: list[str] = []  # lines rendered to the end (for tests and the bench)
         threading.Thread(target=self._work, name="speaker", daemon=True).start()
 
     def say(self, text: str) -> None:
@@ -918,10 +918,6 @@ def _token_in(text: str, edition: Edition) -> str | None:
             if f" {normalize(name)} " in words:
                 return t.id
     return None
-
-
-def _stderr(msg: str) -> None:
-    print(msg, file=sys.stderr, flush=True)
 
 
 # ------------------------------------------------------------------------------------------

@@ -12,8 +12,6 @@ import threading
 import time
 from pathlib import Path
 
-import pytest
-
 from .conftest import SoundCard
 
 
@@ -130,8 +128,7 @@ def test_no_sound_device_says_so_once_and_plays_by_keyboard(tmp_path: Path) -> N
     assert out.index("microphone") < out.index("M60")
 
 
-@pytest.mark.parametrize("keyboard", [True])
-def test_keyboard_flag_never_touches_audio(tmp_path: Path, keyboard: bool) -> None:
+def test_keyboard_flag_never_touches_audio(tmp_path: Path) -> None:
     env = _env(dict(os.environ), tmp_path)
     env["PULSE_RUNTIME_PATH"] = str(tmp_path / "no-pulse")
     r = subprocess.run([sys.executable, "-m", "banker", "play", "--keyboard", "--players",
