@@ -99,14 +99,22 @@ def start_game(edition_id: str | None, players_text: str | None, option_items: l
     path = game_path or default_game_path()
     gf = GameFile(path)
     seed = random.SystemRandom().randrange(1, 2**31)
-    yaml_text = _edition_text(edition)
+    yaml_text = _edition_text(edition, edition_id)
     gf.create(Header(edition.id, yaml_text, players, options, seed))
     session = Session(edition, players, options=options, seed=seed, journal=gf, on_say=on_say)
     session.say("welcome", amount=Money(edition.start_cash))
     return Game(session, gf, False)
 
 
-def _edition_text(edition: Edition) -> str:
+def _edition_text(edition: Edition, source: str | None = None) -> str:
+    """The YAML the game was started with (journalled: a resume plays by the same rules).
+
+    ``--edition`` may name a file (as ``load_edition`` allows): that file, not the shipped
+    edition of the same id, is what this game uses.
+    """
     from banker.editions.loader import editions_dir
 
+    given = Path(source) if source else None
+    if given is not None and given.suffix in (".yaml", ".yml") and given.is_file():
+        return given.read_text(encoding="utf-8")
     return (editions_dir() / f"{edition.id}.yaml").read_text(encoding="utf-8")

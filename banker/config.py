@@ -12,6 +12,7 @@ from typing import Any
 
 import yaml
 
+from banker import safe_yaml
 from banker.paths import config_dir
 
 ENGINES = ("pocketsphinx", "vosk")
@@ -29,7 +30,7 @@ def user_config_path() -> Path:
 
 def _read(path: Path) -> dict[str, Any]:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = safe_yaml.safe_load(path.read_text(encoding="utf-8"))  # no YAML bombs
     except OSError:
         raise ConfigError(f"The config file {path} can't be read.") from None
     except yaml.YAMLError as exc:
@@ -69,7 +70,10 @@ def load_config(path: Path | None = None, overrides: Mapping[str, str] | None = 
                 child = {}
                 node[p] = child
             node = child
-        node[parts[-1]] = yaml.safe_load(value) if value else value
+        try:
+            node[parts[-1]] = safe_yaml.safe_load(value) if value else value
+        except yaml.YAMLError:
+            raise ConfigError(f"--option {key}: {value!r} is not a value I can read.") from None
     validate(data, str(user))
     return data
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import yaml
 
+from banker import safe_yaml
 from banker.editions.model import AuctionSpec, ChanceCard, Edition, OptionSpec, Street, Token
 from banker.paths import config_dir
 
@@ -131,7 +132,7 @@ def _not_negative(v: Any) -> str | None:
 
 def parse_edition(text: str, source: str = "<edition>") -> Edition:
     try:
-        data = yaml.safe_load(text)
+        data = safe_yaml.safe_load(text)  # refuses YAML bombs and deep nesting
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark is not None else "somewhere"

@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from banker import safe_yaml
 from banker.editions import EditionError, load_edition
 from banker.editions.model import Edition
 from banker.nlu.normalize import normalize
@@ -74,7 +75,7 @@ def load_transcript(path: Path) -> Transcript:
         raise Malformed(f"{where}: too large for a transcript")
     try:
         text = raw.decode("utf-8")
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        root = safe_yaml.compose(text)  # refuses deep nesting and self-reference
     except UnicodeDecodeError:
         raise Malformed(f"{where}: not UTF-8 text") from None
     except yaml.YAMLError as exc:
