@@ -14,7 +14,7 @@ while a misheard command still gets its "did you say…?".
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -35,10 +35,10 @@ class Hearing:
 Legal = Callable[[str, Mapping[str, Any]], bool]
 
 # Thresholds on the combined confidence (0-1).
-ACCEPT_MONEY = 0.90  # act at once on a money command
+ACCEPT_MONEY = 0.85  # act at once on a money command
 ACCEPT_LOW = 0.75  # act at once on a low-risk command (go to jail, undo, a guess)
-ACCEPT_SAFE = 0.55  # answer a query (harmless) at once
-CONFIRM_FLOOR = 0.35  # below this the utterance is ignored ("sorry?")
+ACCEPT_SAFE = 0.70  # answer a query (harmless) at once
+CONFIRM_FLOOR = 0.30  # below this the utterance is ignored ("sorry?")
 ILLEGAL_FACTOR = 0.85  # a command the rules would refuse now: be surer before acting on it
 CLOSE_MARGIN = 8.0  # matcher points: a runner-up this close makes the reading less sure
 CLOSE_FACTOR = 0.9
@@ -47,8 +47,23 @@ THRESHOLDS = {"money": ACCEPT_MONEY, "low": ACCEPT_LOW, "harmless": ACCEPT_SAFE}
 
 
 def judge(match: Match, asr_confidence: float | None, risk_of: Callable[[str], str],
-          legal: Legal) -> Hearing:
-    """One decision for one utterance. ``asr_confidence`` None means typed text."""
+          legal: Legal, requires: Callable[[str], Sequence[str]] | None = None) -> Hearing:
+    """One decision for one utterance. ``asr_confidence`` None means typed text.
+
+    ``requires`` names the slots a command needs: a money command heard without them is the
+    first step of the two-step form ("buy" -> beep -> "Baltic Avenue"); nothing moves until
+    the rest is heard, so it only needs the certainty of a low-risk command.
+    """
+    if requires is not None:
+        base_risk = risk_of
+
+        def risk_of(intent: str, _m: Match = match) -> str:
+            r = base_risk(intent)
+            slots = _m.slots if isinstance(_m, Recognized) else {"": 1}
+            if r == "money" and any(slots.get(s) is None for s in requires(intent)):
+                return "low"
+            return r
+
     if isinstance(match, NotRecognized):
         return Hearing("reject", "none")
     if isinstance(match, Ambiguous):

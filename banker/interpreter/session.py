@@ -234,7 +234,8 @@ class Session:
         if self.pending is not None and player in self.pending.asked and self._try_answer(player, text, confidence):
             return
         match = self.matcher.match(text)
-        hearing = judge(match, confidence, self._risk, lambda i, s: self._legal(player, i, s))
+        hearing = judge(match, confidence, self._risk, lambda i, s: self._legal(player, i, s),
+                        requires=self._requires)
         if hearing.decision == "reject":
             self.step.intent = "none"
             if self.pending is not None and player in self.pending.asked and self.pending.lapses:
@@ -835,6 +836,10 @@ class Session:
                 return t.id
         return w
 
+    def _requires(self, intent: str) -> tuple[str, ...]:
+        spec = self.matcher.grammar.intents.get(intent)
+        return spec.requires if spec is not None else ()
+
     def _risk(self, intent: str) -> str:
         spec = self.matcher.grammar.intents.get(intent)
         return spec.risk if spec is not None else "money"
@@ -849,6 +854,9 @@ class Session:
     def _legal(self, player: str, intent: str, slots: Mapping[str, Any]) -> bool:
         if intent in SESSION_INTENTS or intent in QUERIES or intent == "bid":
             return True
+        spec = self.matcher.grammar.intents.get(intent)
+        if spec is not None and any(slots.get(s) is None for s in spec.requires):
+            return True  # the first step of a two-step command: the rest is asked for
         try:
             self.rules.decide(self.state, self._in_hold(Command(player, Intent(intent, dict(slots)))),
                               Draws(forced=dict(self.forced)))

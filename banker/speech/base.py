@@ -68,9 +68,14 @@ def read_wav(path: Path) -> Pcm:
         raise AudioFileError(f"{path} does not exist.") from None
     except IsADirectoryError:
         raise AudioFileError(f"{path} is a folder, not a WAV file.") from None
-    except (OSError, wave.Error, EOFError) as exc:
-        what = "is not a PCM WAV file" if isinstance(exc, wave.Error) else "can't be read"
+    except wave.Error as exc:
+        what = ("is not an integer PCM WAV file" if "unknown format" in str(exc)
+                else "is not a WAV file")
         raise AudioFileError(f"{path} {what}.") from None
+    except EOFError:
+        raise AudioFileError(f"{path} is cut short.") from None
+    except OSError:
+        raise AudioFileError(f"{path} can't be read.") from None
     if channels < 1 or width not in (1, 2, 3, 4) or rate < 4000:
         raise AudioFileError(f"{path} is not a usable PCM WAV file.")
     data = _samples(frames, width)

@@ -41,7 +41,7 @@ def make_engine(config: Mapping[str, Any], edition: Edition,
         from banker.speech.vosk_asr import VoskModelError, VoskRecognizer
 
         try:
-            return VoskRecognizer(grammar, asr.get("vosk_model"))
+            return VoskRecognizer(grammar, str(asr.get("vosk_model") or ""))
         except VoskModelError as exc:
             if str(asr.get("on_missing_model", "fallback")) == "stop":
                 raise EngineError(f"{exc} Stopping, as asr.on_missing_model is stop.") from None

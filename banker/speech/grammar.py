@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import random
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
@@ -29,6 +29,7 @@ from banker.nlu.templates import (
     IntentSpec,
     Node,
     RuleRef,
+    Seq,
     Slot,
     Word,
     load_grammar,
@@ -124,7 +125,8 @@ class SpeechGrammar:
             raise ValueError(f"unknown focus {focus!r}")
         specs = {s.name: s for s in self.intents()}
         if focus == "any":
-            return [(s, n) for s in specs.values() for n in s.sentences]
+            return [(s, self._no_bare_slot(n)) for s in specs.values() for n in s.sentences
+                    if s.name != "answer"]
         names, answer_slots = FOCUS_INTENTS[focus]
         out: list[tuple[IntentSpec, Node]] = []
         for name in (*names, *ALWAYS):
@@ -142,6 +144,17 @@ class SpeechGrammar:
                 elif slots <= answer_slots:
                     out.append((specs["answer"], n))
         return out
+
+    def _no_bare_slot(self, node: Node) -> Node:
+        """``node`` without the sentences that are a bare name or number ("[the bank pays me]
+        {amount}" said as just "forty two"): with no question asked they are answers to
+        nothing, and chatter decoded against a grammar falls into such short sentences."""
+        carriers = self._carriers(node)
+        keep = [c for c in carriers if not (len(c) == 1 and c[0].startswith("{"))]
+        if len(keep) == len(carriers):
+            return node
+        return Alt(tuple(Seq(tuple(Slot(w[1:-1]) if w.startswith("{") else Word(w) for w in c))
+                         for c in keep))
 
     # --- JSGF ----------------------------------------------------------------------------
     def jsgf(self, focus: str = "any") -> str:
@@ -226,12 +239,21 @@ class SpeechGrammar:
         pairs = self.sentences_for(focus)
         if focus != "any":
             pairs = pairs + self.sentences_for("any")
-        for _spec, node in pairs:
+        contexts: set[tuple[str, str, str]] = set()
+        for n_carrier, (_spec, node) in enumerate(pairs):
             for words in self._carriers(node):
-                names = [w[1:-1] for w in words if w.startswith("{")]
-                lists = [self.slot_phrases(n, focus) for n in names]
-                for i in range(max((len(x) for x in lists), default=1)):
-                    fill = iter([lst[(i * (k + 1)) % len(lst)] for k, lst in enumerate(lists)])
+                slots = [(i, w[1:-1]) for i, w in enumerate(words) if w.startswith("{")]
+                lists = [self.slot_phrases(name, focus) for _, name in slots]
+                rounds = 1
+                for (i, name), lst in zip(slots, lists, strict=True):
+                    ctx = (name, words[i - 1] if i else "^",
+                           words[i + 1] if i + 1 < len(words) else "$")
+                    if ctx not in contexts:  # values in a new context: list them all once
+                        contexts.add(ctx)
+                        rounds = max(rounds, len(lst))
+                for r in range(rounds):
+                    fill = iter([lst[(n_carrier + r * (k + 1)) % len(lst)]
+                                 for k, lst in enumerate(lists)])
                     out.setdefault(" ".join(next(fill) if w.startswith("{") else w
                                             for w in words), None)
         return list(out)
@@ -239,7 +261,7 @@ class SpeechGrammar:
     def slot_phrases(self, slot: str, focus: str = "any") -> list[str]:
         """Spoken forms of a slot (numbers: a list that covers every word transition)."""
         if slot in ("amount", "number"):
-            return [p for p, _ in number_phrases(self.number_rule(slot, focus))]
+            return covering(p for p, _ in number_phrases(self.number_rule(slot, focus)))
         return [v for v, _ in self.values.get(slot, [])]
 
     @staticmethod
@@ -358,6 +380,19 @@ def _slots_of(node: Node, grammar: Grammar) -> set[str]:
     out: set[str] = set()
     for n in items:
         out |= _slots_of(n, grammar)
+    return out
+
+
+def covering(phrases: Iterable[str]) -> list[str]:
+    """The phrases needed to show every word pair (and first and last word) of ``phrases``."""
+    out: list[str] = []
+    seen: set[tuple[str, str]] = set()
+    for p in phrases:
+        w = ["^", *p.split(), "$"]
+        pairs = set(itertools.pairwise(w))
+        if not pairs <= seen:
+            out.append(p)
+            seen |= pairs
     return out
 
 

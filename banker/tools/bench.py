@@ -259,7 +259,7 @@ def score(items: Sequence[Item], results: Iterable[tuple[int, str, str, float | 
     report: dict[str, Any] = {}
     for cond, kinds in rows.items():
         c, ch, fo = kinds.get("commands", []), kinds.get("chatter", []), kinds.get("focus", [])
-        secs = [r["secs"] for r in c + ch + fo]
+        times: list[float] = [r["secs"] for r in c + ch + fo]
         entry: dict[str, Any] = {
             "commands": len(c), "chatter": len(ch), "focus_answers": len(fo),
             "exact_pct": _pct(sum(r["exact"] for r in c), len(c)),
@@ -272,8 +272,8 @@ def score(items: Sequence[Item], results: Iterable[tuple[int, str, str, float | 
             "chatter_accepted_pct": _pct(sum(r["decision"] == "accept" for r in ch), len(ch)),
             "chatter_confirmed_pct": _pct(sum(r["decision"] == "confirm" for r in ch), len(ch)),
             "focus_exact_pct": _pct(sum(r["ok"] for r in fo), len(fo)),
-            "decode_s_mean": round(float(np.mean(secs)), 3) if secs else None,
-            "decode_s_p95": round(float(np.percentile(secs, 95)), 3) if secs else None,
+            "decode_s_mean": round(float(np.mean(times)), 3) if times else None,
+            "decode_s_p95": round(float(np.percentile(times, 95)), 3) if times else None,
             "by_voice": {f: {"n": len(v), "exact_pct": _pct(sum(r["exact"] for r in v), len(v))}
                          for f in sorted({r["family"] for r in c})
                          for v in [[r for r in c if r["family"] == f]]},

@@ -225,4 +225,5 @@ def mix(pcm: Pcm, kind: str, snr_db: float, rng: np.random.Generator) -> Pcm:
     peak = np.max(np.abs(y)) or 1.0
     if peak > 32000:
         y *= 32000 / peak
-    return y.astype(np.int16)
+    out: Pcm = y.astype(np.int16)
+    return out

@@ -55,18 +55,27 @@ class NewGameJudge:
         if intent in QUERIES or intent in ("undo", "repeat", "help", "cancel", "yes", "no",
                                            "answer", "bid"):
             return True
+        spec = self.matcher.grammar.intents.get(intent)
+        if spec is not None and any(slots.get(s) is None for s in spec.requires):
+            return True  # the first step of a two-step command: the rest is asked for
         try:
             self.session.rules.decide(self.session.state, Command(self.player,
                                                                  Intent(intent, dict(slots))),
                                       Draws())
-        except Refusal:
-            return False
+        except Refusal as r:
+            from banker.interpreter.session import MONEY_REFUSALS
+
+            return r.code in MONEY_REFUSALS  # as in play: money is not a reason to doubt
         except Exception:
             return False
         return True
 
+    def requires(self, intent: str) -> tuple[str, ...]:
+        spec = self.matcher.grammar.intents.get(intent)
+        return spec.requires if spec is not None else ()
+
     def hear(self, text: str, confidence: float | None) -> Hearing:
-        return judge(self.matcher.match(text), confidence, self.risk, self.legal)
+        return judge(self.matcher.match(text), confidence, self.risk, self.legal, self.requires)
 
     def verdict(self, heard: Heard) -> Verdict:
         h = self.hear(heard.text, heard.confidence)

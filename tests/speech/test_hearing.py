@@ -1,0 +1,79 @@
+"""The hearing policy, as a table: recogniser confidence x risk x legality -> decision."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+
+from banker.interpreter.hearing import (
+    ACCEPT_MONEY,
+    CONFIRM_FLOOR,
+    judge,
+)
+from banker.nlu.matcher import Ambiguous, NotRecognized, Recognized
+
+RISK = {"buy": "money", "balance": "harmless", "go_to_jail": "low", "pay": "money"}
+
+
+def risk(intent: str) -> str:
+    return RISK.get(intent, "money")
+
+
+def legal(_intent: str, _slots: Mapping[str, Any]) -> bool:
+    return True
+
+
+def illegal(_intent: str, _slots: Mapping[str, Any]) -> bool:
+    return False
+
+
+BUY = Recognized("buy", {"property": "Baltic Avenue"}, 100.0, 100.0, "buy baltic avenue")
+BALANCE = Recognized("balance", {}, 100.0, 100.0, "what is my balance")
+JAIL = Recognized("go_to_jail", {}, 100.0, 100.0, "go to jail")
+
+
+@pytest.mark.parametrize(("match", "asr", "decision"), [
+    (BUY, None, "accept"),  # typed text: one command matched, do it
+    (BUY, 0.99, "accept"),
+    (BUY, ACCEPT_MONEY - 0.05, "confirm"),  # money on an uncertain hearing: ask first
+    (BUY, CONFIRM_FLOOR - 0.05, "reject"),  # chatter-like: ignore
+    (BALANCE, 0.7, "accept"),  # a query is harmless: answer it
+    (BALANCE, 0.2, "reject"),
+    (JAIL, 0.8, "accept"),
+    (JAIL, 0.6, "confirm"),
+    (NotRecognized("order a pizza"), 0.99, "reject"),
+    (NotRecognized("order a pizza"), None, "reject"),
+])
+def test_decision_table(match: Any, asr: float | None, decision: str) -> None:
+    h = judge(match, asr, risk, legal)
+    assert h.decision == decision
+    assert (h.intent == "none") == (decision == "reject")
+
+
+def test_money_is_never_moved_on_an_uncertain_hearing() -> None:
+    for conf in [i / 100 for i in range(0, 90)]:
+        assert judge(BUY, conf, risk, legal).decision != "accept", conf
+
+
+def test_a_command_the_rules_would_refuse_needs_more_certainty() -> None:
+    conf = ACCEPT_MONEY + 0.02
+    assert judge(BUY, conf, risk, legal).decision == "accept"
+    assert judge(BUY, conf, risk, illegal).decision == "confirm"
+
+
+def test_a_close_runner_up_lowers_confidence() -> None:
+    close = Recognized("buy", {"property": "Baltic Avenue"}, 100.0, 3.0, "buy baltic")
+    assert judge(close, ACCEPT_MONEY + 0.02, risk, legal).decision == "confirm"
+
+
+def test_ambiguous_names_are_asked_about_or_settled_by_legality() -> None:
+    a = Recognized("buy", {"property": "Park Place"}, 90.0, 0.0)
+    b = Recognized("buy", {"property": "Pacific Avenue"}, 90.0, 0.0)
+    amb = Ambiguous((a, b), "buy pa")
+    h = judge(amb, 0.95, risk, legal)
+    assert h.decision == "confirm" and len(h.candidates) == 2
+    only_b = judge(amb, 0.99, risk, lambda _i, s: s.get("property") == "Pacific Avenue")
+    assert only_b.slots == {"property": "Pacific Avenue"}
+    assert judge(amb, 0.1, risk, legal).decision == "reject"

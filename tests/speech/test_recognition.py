@@ -1,0 +1,105 @@
+"""Real recognition: clips rendered at test time (piper joe, espeak-ng), decoded by the real
+pocketsphinx recogniser, judged by the real hearing policy in a new game.
+
+Commands must come out with the right intent and slots; ``oov_`` clips (words outside the
+grammar) and table chatter must lead to no action (decision reject).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from banker.tools import clips
+from banker.tools.clips import ESPEAK, PIPER, Voice
+
+pytestmark = pytest.mark.skipif(not clips.have_espeak(), reason="espeak-ng and sox needed")
+
+COMMANDS: list[tuple[str, str, dict[str, Any]]] = [
+    ("buy Baltic Avenue", "buy", {"property": "Baltic Avenue"}),
+    ("pay rent on Park Place", "pay_rent", {"property": "Park Place"}),
+    ("pay two hundred to the dog", "pay", {"amount": 200, "player": "dog"}),
+    ("auction off Kentucky Avenue", "auction", {"property": "Kentucky Avenue"}),
+    ("what's my balance", "balance", {}),
+    ("chance card", "chance", {}),
+    ("trade Oriental Avenue for Park Place", "trade", {"give": "Oriental Avenue",
+                                                       "get": "Park Place"}),
+    ("build a house on Boardwalk", "build_house", {"property": "Boardwalk"}),
+    ("who owns Boardwalk", "owner", {"property": "Boardwalk"}),
+    ("I passed go", "pass_go", {}),
+    ("collect fifty from the bank", "collect", {"amount": 50}),
+    ("how much does the cat have", "balance", {"player": "cat"}),
+]
+ESPEAK_COMMANDS = [COMMANDS[0], COMMANDS[1], COMMANDS[4], COMMANDS[5]]
+NO_ACTION = [
+    "oov_order a pizza", "oov_book a table for two", "oov_turn on the lights",
+    "did you see the game last night", "pass me the crisps please",
+    "my sister is moving to leeds next month",
+]
+
+
+def _verdict(recognizer: Any, new_game: Any, text: str, voice: Voice = PIPER,
+             noise: tuple[str, float] | None = None, focus: str = "any") -> Any:
+    pcm = clips.pad(clips.speech(text, voice))
+    if noise is not None:
+        pcm = clips.mix(pcm, noise[0], noise[1], np.random.default_rng(1))
+    heard = recognizer.recognize(pcm, focus)
+    return new_game.verdict(heard), heard
+
+
+@pytest.mark.parametrize(("text", "intent", "slots"), COMMANDS, ids=[c[0] for c in COMMANDS])
+def test_piper_commands(recognizer: Any, new_game: Any, text: str, intent: str,
+                        slots: dict[str, Any]) -> None:
+    v, heard = _verdict(recognizer, new_game, text)
+    assert (v.intent, v.slots) == (intent, slots), heard
+    assert v.decision in ("accept", "confirm")
+
+
+@pytest.mark.parametrize(("text", "intent", "slots"), ESPEAK_COMMANDS,
+                         ids=[c[0] for c in ESPEAK_COMMANDS])
+def test_espeak_commands(recognizer: Any, new_game: Any, text: str, intent: str,
+                         slots: dict[str, Any]) -> None:
+    v, heard = _verdict(recognizer, new_game, text, ESPEAK)
+    assert (v.intent, v.slots) == (intent, slots), heard
+
+
+@pytest.mark.parametrize("noise", [("pink", 20.0), ("babble", 20.0)])
+def test_commands_in_noise(recognizer: Any, new_game: Any, noise: tuple[str, float]) -> None:
+    v, heard = _verdict(recognizer, new_game, "buy Baltic Avenue", noise=noise)
+    assert (v.intent, v.slots) == ("buy", {"property": "Baltic Avenue"}), heard
+
+
+def test_clean_money_command_is_acted_on_at_once(recognizer: Any, new_game: Any) -> None:
+    v, heard = _verdict(recognizer, new_game, "buy Baltic Avenue")
+    assert v.decision == "accept", heard
+
+
+@pytest.mark.parametrize("text", NO_ACTION)
+def test_out_of_grammar_and_chatter_lead_to_no_action(recognizer: Any, new_game: Any,
+                                                      text: str) -> None:
+    v, heard = _verdict(recognizer, new_game, text.removeprefix("oov_"))
+    assert v.decision == "reject" and v.intent == "none", heard
+
+
+@pytest.mark.parametrize(("focus", "text", "intent", "slots"), [
+    ("street", "Park Place", "answer", {"property": "Park Place"}),
+    ("street", "St. Charles Place", "answer", {"property": "St. Charles Place"}),
+    ("yes_no", "yes", "yes", {}),
+    ("yes_no", "no thanks", "no", {}),
+    ("bid", "bid three hundred", "bid", {"amount": 300}),
+    ("number", "four", "answer", {"amount": 4}),
+])
+def test_narrowed_grammars(recognizer: Any, new_game: Any, focus: str, text: str, intent: str,
+                           slots: dict[str, Any]) -> None:
+    pcm = clips.pad(clips.speech(text, PIPER))
+    heard = recognizer.recognize(pcm, focus)
+    m = new_game.matcher.match(heard.text)
+    assert (m.intent, dict(m.slots)) == (intent, slots), heard
+
+
+def test_silence_and_too_short_audio_are_nothing(recognizer: Any) -> None:
+    assert recognizer.recognize(np.zeros(800, np.int16)).text == ""
+    quiet = recognizer.recognize(np.zeros(16000, np.int16))
+    assert quiet.confidence < 0.5

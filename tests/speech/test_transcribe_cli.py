@@ -1,0 +1,49 @@
+"""``banker transcribe`` as a user runs it: JSON lines with the contract's keys; a bad WAV is
+one sentence on stderr and exit 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from banker.tools import clips
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "banker", "transcribe", *args],
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_json_lines_for_each_file(tmp_path: Path) -> None:
+    a, b = tmp_path / "buy.wav", tmp_path / "pizza.wav"
+    clips.write_wav(a, clips.pad(clips.speech("buy Baltic Avenue")))
+    clips.write_wav(b, clips.pad(clips.speech("order a pizza")))
+    proc = _run("--json", str(a), str(b))
+    assert proc.returncode == 0, proc.stderr
+    rows = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [set(r) for r in rows] == [{"file", "text", "intent", "slots", "confidence",
+                                       "decision"}] * 2
+    assert rows[0]["intent"] == "buy" and rows[0]["slots"] == {"property": "Baltic Avenue"}
+    assert rows[0]["decision"] == "accept" and 0 < rows[0]["confidence"] <= 1
+    assert rows[1]["intent"] == "none" and rows[1]["decision"] == "reject"
+    plain = _run(str(a))
+    assert plain.returncode == 0 and "buy" in plain.stdout and "Baltic Avenue" in plain.stdout
+
+
+def test_bad_or_missing_wav_is_one_sentence_and_exit_2(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.wav"
+    bad.write_text("not audio")
+    for path in (bad, tmp_path / "missing.wav"):
+        proc = _run("--json", str(path))
+        assert proc.returncode == 2
+        assert proc.stdout == ""
+        assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+
+
+def test_unknown_edition_is_exit_2(tmp_path: Path) -> None:
+    a = tmp_path / "a.wav"
+    clips.write_wav(a, clips.pad(clips.speech("chance card")))
+    proc = _run("--edition", "no-such-edition", str(a))
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
