@@ -88,7 +88,12 @@ def start_game(edition_id: str | None, players_text: str | None, option_items: l
             session.announce_result()
         else:
             session.say("resumed")
-        if session.history and not session.state.game_over:
+        if loaded.undone_last is not None and not session.state.game_over:
+            # the last thing journalled was an undo: that is what to repeat
+            undone = loaded.undone_last
+            session.say("undone", what=undone.said[0].rstrip(".!") if undone.said
+                        else undone.intent.replace("_", " "))
+        elif session.history and not session.state.game_over:
             session._announce(session.history[-1].said)
         if loaded.open_dialogue:
             session.interrupted(loaded.open_dialogue)

@@ -46,7 +46,8 @@ def handle_line(line: str, session: Session, out: TextIO) -> None:
     who = session._seat(who)
     session.begin_step()
     if who not in session.state.players:
-        print(f"There's no {who} in this game.", file=out, flush=True)
+        shown = "".join(ch for ch in who if ch.isprintable())[:40]  # no control codes echoed
+        print(f"There's no {shown or 'such player'} in this game.", file=out, flush=True)
         return
     try:
         if text is None:

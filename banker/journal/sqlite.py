@@ -111,6 +111,7 @@ class Loaded:
     repaired_from: Path | None = None  # the original, kept as ``….damaged``, after a repair
     notes: list[str] = field(default_factory=list)  # what the damage was, for the curious
     kept: int = 0  # journal entries (transactions and undos) kept
+    undone_last: Transaction | None = None  # the last entry was an undo of this transaction
     damaged: bool = False  # ``peek`` found damage it did not repair
 
 
@@ -379,6 +380,7 @@ def _loaded(header: Header, rows: list[Row]) -> Loaded:
     undone: set[int] = set()
     open_dialogue: str | None = None
     kept = 0
+    undone_last: Transaction | None = None
     for seq, kind, body, _crc, _at in rows:
         data = json.loads(body)
         if kind == "tx":
@@ -388,16 +390,19 @@ def _loaded(header: Header, rows: list[Row]) -> Loaded:
                                    list(data.get("participants", [])), seq))
             open_dialogue = None
             kept += 1
+            undone_last = None
         elif kind == "undo":
             undone.add(int(data["target"]))
             open_dialogue = None
             kept += 1
+            undone_last = next((t for t in txs if t.seq == int(data["target"])), None)
         elif kind == "note":
             if data.get("kind") == "dialogue_open":
                 open_dialogue = str(data.get("text", ""))
             elif data.get("kind") == "dialogue_closed":
                 open_dialogue = None
-    return Loaded(header, [t for t in txs if t.seq not in undone], open_dialogue, kept=kept)
+    return Loaded(header, [t for t in txs if t.seq not in undone], open_dialogue, kept=kept,
+                  undone_last=undone_last)
 
 
 # --- the game file -----------------------------------------------------------------------------

@@ -26,6 +26,9 @@ from banker.nlu.templates import Grammar, IntentSpec, load_grammar
 STREET, PLAYER = "@s", "@p"
 STREET_SLOTS = frozenset({"property", "give", "get"})
 GENERIC_TAILS = ("avenue", "place", "gardens")
+# No command is longer than a few dozen words; longer text is chatter (or a pasted file), and
+# fuzzy-matching it would take seconds per 100 KB, so it is not understood at once.
+MAX_TEXT = 1000
 
 
 @dataclass(frozen=True)
@@ -163,6 +166,8 @@ class Matcher:
 
     def match(self, text: str, allowed: Iterable[str] | None = None) -> Match:
         """Understand ``text``. ``allowed`` restricts the intents considered (a question's)."""
+        if len(text) > MAX_TEXT:
+            return NotRecognized(text[:MAX_TEXT])
         norm, numbers = with_placeholders(text)
         if not norm:
             return NotRecognized(text)

@@ -31,6 +31,8 @@ def normalize_words(text: str) -> list[str]:
         w = raw.strip("'-,")
         if not w:
             continue
+        if raw.startswith("-") and w[:1].isdigit():
+            w = "minus" + w  # "pay -5" is no amount at all, not 5: never misbank a sign
         # a trailing possessive: "dog's balance" -> "dog balance"
         if w.endswith("'s") and w not in CONTRACTIONS:
             w = w[:-2]

@@ -410,12 +410,15 @@ class Shadow:
 
     def __init__(self, edition: Edition, players: list[str], options: dict[str, str], seed: int,
                  history: list[Transaction] | None = None, seq: int = 0,
-                 prior: list[Commit] | None = None) -> None:
-        """``prior``: the commits before this process (so commit numbers count from the start)."""
+                 prior: list[Commit] | None = None, alts: dict[str, set[str]] | None = None
+                 ) -> None:
+        """``prior``: the commits before this process (so commit numbers count from the start);
+        ``alts``: wordings known from before (history lines are quoted by "Undone: ...")."""
         self.out = io.StringIO()
         self.session = Session(edition, players, options=options, seed=seed, clock=VirtualClock(),
                                history=list(history or []), matcher=matcher_for(edition))
         self.replies = VariantReplies(self.session.replies)
+        self.replies.alts.update(alts or {})
         self.session.replies = self.replies
         self.journal = RecordingJournal(self.session.base)
         self.journal.history = list(history or [])

@@ -262,10 +262,14 @@ def _kill_round(t: Table) -> str:
                       interrupted=dialogue if settled else "?")
     if settled and dialogue:  # the note is written when the dialogue opens: it must be there
         assert loaded.open_dialogue, f"dialogue {dialogue} open but not in the journal\n{t.why()}"
-    if commit.kind == "undo" or sh.journal.commits[kept].view.get("game_over"):
+    if commit.kind == "undo":  # the undo is repeated ("Undone: ...")
+        t.expect.repeat = [f"Undone: {loaded.undone_last.said[0].rstrip('.!')}."] \
+            if loaded.undone_last is not None and loaded.undone_last.said else []
+    if sh.journal.commits[kept].view.get("game_over"):
         t.expect.repeat = []
     t.shadow = Shadow(t.edition, t.players, dict(sh.session.state.options), t.seed,
-                      history=history, seq=sh.journal.seq, prior=sh.journal.commits[:kept + 1])
+                      history=history, seq=sh.journal.seq, prior=sh.journal.commits[:kept + 1],
+                      alts=sh.replies.alts)
     if t.shadow.session.state.game_over:
         t.shadow = None
     return mode
