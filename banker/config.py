@@ -31,7 +31,7 @@ def user_config_path() -> Path:
 def _read(path: Path) -> dict[str, Any]:
     try:
         data = safe_yaml.safe_load(path.read_text(encoding="utf-8"))  # no YAML bombs
-    except OSError:
+    except (OSError, UnicodeDecodeError):  # missing, a folder, unreadable, not UTF-8 text
         raise ConfigError(f"The config file {path} can't be read.") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
@@ -59,7 +59,8 @@ def load_config(path: Path | None = None, overrides: Mapping[str, str] | None = 
     data = _read(config_dir() / "banker.yaml")
     user = path or (Path(os.environ["BANKER_CONFIG"]) if os.environ.get("BANKER_CONFIG")
                     else user_config_path())
-    if path is not None or user.exists():
+    # A file named on purpose (argument or BANKER_CONFIG) must be there; the per-user one may not.
+    if path is not None or os.environ.get("BANKER_CONFIG") or user.exists():
         data = _merge(data, _read(user))
     for key, value in (overrides or {}).items():
         node = data

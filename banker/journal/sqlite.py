@@ -121,6 +121,9 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 WAL_MAGICS = (0x377F0682, 0x377F0683)
 WAL_HEADER = 32
 FRAME_HEADER = 24
+PARTIAL_FRAME = "the write-ahead log ends in a partial frame"
+UNCOMMITTED = "the write-ahead log ends in a transaction that was never committed"
+LAST_WRITE = "the write-ahead log's last write is damaged"
 
 
 def _page_size(raw: int) -> int | None:
@@ -147,6 +150,7 @@ class WalScan:
     db_pages: int = 0  # database size in pages after the last commit (0: nothing committed)
     commits: int = 0
     torn: str = ""  # why the tail is torn ("" if it is not)
+    end: int = 0  # byte offset just after the last commit frame (the valid part's end)
 
 
 def scan_wal(data: bytes) -> WalScan:
@@ -168,6 +172,7 @@ def scan_wal(data: bytes) -> WalScan:
         scan.torn = "the write-ahead log's header is broken"
         return scan
     scan.page_size = page_size
+    scan.end = WAL_HEADER
     frame = FRAME_HEADER + page_size
     pending: dict[int, bytes] = {}
     off = WAL_HEADER
@@ -180,13 +185,13 @@ def scan_wal(data: bytes) -> WalScan:
             # cover the salts, so a frame that continues our checksum chain is one of ours
             # with a damaged header; so is any later frame with our salts.
             if (len(data) - off) % frame:
-                scan.torn = "the write-ahead log ends in a partial frame"
+                scan.torn = PARTIAL_FRAME
             elif (s0, s1) == (k1, k2) or any(data[at + 8:at + 16] == data[16:24]
                                              for at in range(off + frame, len(data), frame)):
                 scan.torn = "a frame in the write-ahead log is damaged"
             break
         if pgno == 0 or (s0, s1) != (k1, k2):
-            scan.torn = "the write-ahead log's last write is damaged"
+            scan.torn = LAST_WRITE
             break
         pending[pgno] = page
         if size_after:
@@ -194,12 +199,13 @@ def scan_wal(data: bytes) -> WalScan:
             pending = {}
             scan.db_pages = size_after
             scan.commits += 1
+            scan.end = off + frame
         off += frame
     else:
         if off < len(data):
-            scan.torn = "the write-ahead log ends in a partial frame"
+            scan.torn = PARTIAL_FRAME
     if pending and not scan.torn:
-        scan.torn = "the write-ahead log ends in a transaction that was never committed"
+        scan.torn = UNCOMMITTED
     return scan
 
 
@@ -424,6 +430,7 @@ class GameFile:
         self.path = Path(path)
         self._lock_fd: int | None = None
         self.db: sqlite3.Connection | None = None
+        self._failed_write = False  # a write failed (disk full): the WAL may end in our scraps
 
     # --- locking ------------------------------------------------------------------------
     def lock(self) -> None:
@@ -629,6 +636,7 @@ class GameFile:
                                       (kind, text, _crc(text), time.time()))
             return int(cur.lastrowid or 0)
         except sqlite3.Error as exc:
+            self._failed_write = True
             raise JournalWriteError("disk_full" if _is_full(exc) else "journal_error") from None
 
     def append(self, tx: Transaction) -> int:
@@ -650,7 +658,24 @@ class GameFile:
             with contextlib.suppress(sqlite3.Error):  # a failed final checkpoint: the WAL keeps all
                 self.db.close()
             self.db = None
+            if self._failed_write:
+                self._trim_own_scraps()
         self._unlock()
+
+    def _trim_own_scraps(self) -> None:
+        """After a refused write (disk full) the WAL may end in the scraps of that write:
+        not a power cut's torn tail but our own rolled-back transaction, known to hold nothing
+        that was announced. Cut them off (shrinking a file works on a full disk too), so the
+        next resume doesn't call the game file damaged. Done with the lock still held."""
+        wal = _side(self.path, "-wal")
+        with contextlib.suppress(OSError):
+            data = wal.read_bytes()
+            scan = scan_wal(data)
+            tail = scan.torn in (PARTIAL_FRAME, UNCOMMITTED, LAST_WRITE)
+            if tail and WAL_HEADER <= scan.end < len(data):
+                with open(wal, "r+b") as fh:
+                    fh.truncate(scan.end)
+                    os.fsync(fh.fileno())
 
 
 def _write_meta(db: sqlite3.Connection, header: Header, extra: dict[str, str],

@@ -480,14 +480,17 @@ class Output:
 class PtyGame:
     """``banker play --keyboard`` on a pseudo-terminal, driven like a person at the keyboard."""
 
-    def __init__(self, args: list[str], env: Mapping[str, str] | None = None) -> None:
+    def __init__(self, args: list[str], env: Mapping[str, str] | None = None, *,
+                 preexec: Callable[[], None] | None = None, argv: list[str] | None = None) -> None:
+        """``args`` for ``banker``; or a whole ``argv`` (e.g. wrapped in ``unshare``)."""
         master, slave = pty.openpty()
         attrs = termios.tcgetattr(slave)
         attrs[3] &= ~termios.ECHO  # the person sees their own typing; we don't need to
         termios.tcsetattr(slave, termios.TCSANOW, attrs)
-        self.proc = subprocess.Popen([*BANKER, *args], stdin=slave, stdout=slave,
+        self.proc = subprocess.Popen(argv or [*BANKER, *args], stdin=slave, stdout=slave,
                                      stderr=subprocess.PIPE, env=dict(env or clean_env()),
-                                     start_new_session=True, close_fds=True)
+                                     start_new_session=True, close_fds=True,
+                                     preexec_fn=preexec)
         os.close(slave)
         self.master = master
         self.raw = ""
