@@ -192,7 +192,8 @@ class Action:
     seconds: float = 0.0
 
     def __str__(self) -> str:
-        return self.text if self.kind == "line" else f"<{self.kind} {self.seconds or ''}>".strip()
+        return self.text if self.kind == "line" else (
+            f"<{self.kind} {self.seconds}>" if self.seconds else f"<{self.kind}>")
 
 
 class Actor:

@@ -18,13 +18,14 @@ state after every journal write, so after the kill:
 * on ``--resume``, Mr. Monopoly repeats the last transaction and says what dialogue (auction,
   question) was interrupted; the file is never reported damaged.
 
-Default: 24 kills spread over the editions (about a minute); ``--slow``: 100 per edition.
+Default: 39 kills spread over the editions (about 50 s); ``--slow``: 100 per edition.
 """
 
 from __future__ import annotations
 
 import random
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,6 +35,7 @@ from banker.editions import available_editions, load_edition
 from banker.editions.model import Edition
 from banker.interpreter.session import Transaction
 from banker.journal import GameFile
+from banker.journal.sqlite import LAST_WRITE, PARTIAL_FRAME, UNCOMMITTED
 
 from .support import (
     Action,
@@ -47,8 +49,9 @@ from .support import (
 )
 
 EDITIONS = available_editions()
-DEFAULT_KILLS = 24  # in total over all editions, for the default (CI) run
+DEFAULT_KILLS = 39  # in total over all editions, for the default (CI) run
 SLOW_KILLS = 100  # per edition with --slow
+TAIL_DAMAGE = {PARTIAL_FRAME, UNCOMMITTED, LAST_WRITE}
 KILL_STATS: dict[str, dict[str, int]] = {}  # edition -> what the kills hit (printed with -s)
 
 
@@ -63,6 +66,7 @@ class Expect:
     """What the next resume must say, from what the shadow knew at the kill."""
 
     repeat: list[str] = field(default_factory=list)  # the last transaction's lines
+    torn: int | None = None  # the kill cut a write short: "kept everything up to transaction N"
     interrupted: str = ""  # "auction:<street>" | "question" | "" (nothing) | "?" (either)
 
 
@@ -138,7 +142,12 @@ def _start(t: Table) -> tuple[PtyGame, list[str]]:
 def _check_greeting(t: Table, greeting: list[str]) -> None:
     assert t.shadow is not None
     text = "\n".join(greeting)
-    assert "damaged" not in text, f"a kill must not damage the journal: {greeting}\n{t.why()}"
+    if t.expect.torn is None:
+        assert "damaged" not in text, f"nothing was torn, yet: {greeting}\n{t.why()}"
+    else:  # a write cut short by the kill: repaired, said once, original kept
+        assert f"kept everything up to transaction {t.expect.torn}" in text, (
+            f"resume of a torn journal: {greeting}\n{t.why()}")
+        assert t.game is not None and list(t.game.parent.glob(t.game.name + ".damaged*"))
     assert any("welcome back" in ln.lower() for ln in greeting), greeting
     for line in t.expect.repeat:  # the last transaction, repeated word for word
         assert line in greeting, f"resume didn't repeat {line!r}: {greeting}\n{t.why()}"
@@ -185,6 +194,36 @@ def _dialogue(sh: Shadow) -> str:
     return ""
 
 
+def _scenario(t: Table, sh: Shadow) -> Iterator[Action]:
+    """How a round starts: random play, or steered into an auction or the give-up question
+    (so that kills land in dialogues often, not only when chance leads there)."""
+    kind = t.rng.choices(["random", "auction", "squeeze"], weights=[5, 3, 2])[0]
+    s = sh.session
+    if kind == "auction":
+        free = [n for n in t.edition.street_names
+                if s.state.owner(n) is None and not t.edition.street(n).locked]
+        if not free or not s.state.seated:
+            return
+        yield Action("line", f"{t.rng.choice(s.state.seated)}: auction {t.rng.choice(free)}")
+        for _ in range(t.rng.randint(0, 3)):
+            yield Action("line", f"press {t.rng.choice(s.state.seated)}")
+    elif kind == "squeeze":  # A owns a street and can't pay B's rent: "which street?"
+        seated = list(s.state.seated)
+        if len(seated) < 2:
+            return
+        a, b = t.rng.sample(seated, 2)
+        for who in (a, b):
+            if not s.state.owned_by(who):
+                free = [n for n in t.edition.street_names
+                        if s.state.owner(n) is None and not t.edition.street(n).locked]
+                if free:
+                    yield Action("line", f"{who}: buy {t.rng.choice(free)}")
+        if not (s.state.owned_by(a) and s.state.owned_by(b)) or s.state.cash(a) < 2:
+            return
+        yield Action("line", f"{a}: pay {s.state.cash(a) - 1}")
+        yield Action("line", f"{a}: pay rent on {t.rng.choice(s.state.owned_by(b))}")
+
+
 def _kill_round(t: Table) -> str:
     g, _greeting = _start(t)
     sh = t.shadow
@@ -192,10 +231,15 @@ def _kill_round(t: Table) -> str:
     actor = Actor(t.edition)
     ch = RandomChooser(t.rng)
     try:
+        scripted = _scenario(t, sh)
+        pending: Action | None = None
         for _ in range(t.rng.randint(0, 9)):
-            action = actor.next(ch, sh.session)
+            action = next(scripted, None) or actor.next(ch, sh.session)
             if action.kind == "wait":
                 continue
+            if action.kind == "close" and t.rng.random() < 0.5:
+                pending = action  # kill while the auction's last seconds run out
+                break
             _do(t, g, action)
             if sh.session.state.game_over:
                 break
@@ -207,7 +251,9 @@ def _kill_round(t: Table) -> str:
         dialogue = _dialogue(sh)
         mode = t.rng.choice(["prompt", "inflight", "inflight", "inflight"])
         in_flight: list[str] = []
-        action = actor.next(ch, sh.session)
+        action = pending or actor.next(ch, sh.session)
+        if pending is not None:
+            mode = "inflight"
         if sh.session.state.game_over or action.kind == "wait":
             mode = "prompt"
         if mode == "inflight":
@@ -228,7 +274,12 @@ def _kill_round(t: Table) -> str:
         g.close()
     # --- what survived ------------------------------------------------------------------
     loaded = GameFile(t.game).peek()
-    assert not loaded.damaged, f"killed game reported damaged: {loaded.notes}\n{t.why()}"
+    if loaded.damaged:
+        # SIGKILL can cut a write() short (Linux stops a write to a file between pages when a
+        # fatal signal is pending, and SQLite writes a frame's header and page separately):
+        # the WAL then ends in a torn tail, which is only ever the unannounced write.
+        assert set(loaded.notes) <= TAIL_DAMAGE and not loaded.dropped, f"{loaded.notes}\n{t.why()}"
+        _count(t, "tore the WAL tail")
     kept = loaded.kept
     t.note(f"KILL ({mode}) done={done} flight={flight} kept={kept} seen={seen}")
     _count(t, "kills", mode.split(" ")[0] if " " not in mode else
@@ -259,7 +310,8 @@ def _kill_round(t: Table) -> str:
     assert len(real_history) == len(history)
     settled = kept == done and dialogue == dialogue_after  # the kill changed no dialogue
     t.expect = Expect(repeat=list(real_history[-1].said) if real_history else [],
-                      interrupted=dialogue if settled else "?")
+                      interrupted=dialogue if settled else "?",
+                      torn=len(real_history) if loaded.damaged else None)
     if settled and dialogue:  # the note is written when the dialogue opens: it must be there
         assert loaded.open_dialogue, f"dialogue {dialogue} open but not in the journal\n{t.why()}"
     if commit.kind == "undo":  # the undo is repeated ("Undone: ...")
