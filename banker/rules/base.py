@@ -131,8 +131,11 @@ class Rules:
 
     def end_game(self, state: GameState, events: list[Event], out: Outcome) -> None:
         """Append the game's end to ``out``: winners by the measure after ``events``."""
-        after = fold(state, events)
-        ranking = self.ranking(after)
+        self.close_game(self.ranking(fold(state, events)), events, out)
+
+    @staticmethod
+    def close_game(ranking: list[tuple[str, int]], events: list[Event], out: Outcome) -> None:
+        """Append ``GameEnded`` for the top of ``ranking`` and announce it place by place."""
         top = ranking[0][1] if ranking else 0
         winners = tuple(t for t, v in ranking if v == top)
         events.append(GameEnded(winners))
@@ -143,6 +146,18 @@ class Rules:
             out.say("winners_tie", players=AllOf(Who(w) for w in winners))
         else:
             out.say("winner", player=Who(winners[0]) if winners else Who(""))
+
+    def collect_each(self, state: GameState, p: str, n: int) -> Outcome:
+        """Every other player gives ``n``. Decision: one who can't gives all their cash (the
+        amount is small; no street changes hands and no debt opens for a birthday present)."""
+        events: list[Event] = []
+        total = 0
+        for o in state.left_of(p):
+            give = min(n, state.cash(o))
+            events += self.pay(o, p, give)
+            total += give
+        return Outcome(events=events).say("collected_each", player=Who(p), amount=Money(n),
+                                          total=Money(total), cash=Money(state.cash(p) + total))
 
     # --- queries every edition answers ----------------------------------------------------
     def do_balance(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:

@@ -245,8 +245,8 @@ class JackpotRules(Rules):
                     owed=Money(rent))
             return self._finish(state, ledger, out)
         give = cmd.intent.get("give")
-        params = {"player": Who(p), "amount": Money(rent), "cash": Money(cash), "to": Who(owner),
-                  "streets": owned}
+        params: dict[str, Any] = {"player": Who(p), "amount": Money(rent), "cash": Money(cash),
+                                  "to": Who(owner), "streets": owned}
         if give is None or give in GIVE_UP:
             # "cancel" gets the question again: a debt can't be talked away
             out = Outcome(question=self.ask("ask_give_street", p, "give",

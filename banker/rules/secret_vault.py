@@ -19,7 +19,6 @@ from banker.rules.events import (
     DebtChanged,
     DeckChanged,
     Event,
-    GameEnded,
     GuessMade,
     ItemsMoved,
     JailChanged,
@@ -156,17 +155,8 @@ class SecretVaultRules(Rules):
             if n:
                 out.participants.add(t)
         final = fold(state, events)
-        ranking = sorted(((t, final.cash(t)) for t in final.seated), key=lambda x: -x[1])
-        top = ranking[0][1] if ranking else 0
-        winners = tuple(t for t, v in ranking if v == top)
-        events.append(GameEnded(winners))
-        out.say("game_over")
-        for place, (t, v) in enumerate(ranking, start=1):
-            out.say("ranking_line", place=place, player=Who(t), amount=Money(v))
-        if len(winners) > 1:
-            out.say("winners_tie", players=AllOf(Who(w) for w in winners))
-        else:
-            out.say("winner", player=Who(winners[0]) if winners else Who(""))
+        self.close_game(sorted(((t, final.cash(t)) for t in final.seated), key=lambda x: -x[1]),
+                        events, out)
         return events
 
     # --- rent and the measure ---------------------------------------------------------------
@@ -594,18 +584,6 @@ class SecretVaultRules(Rules):
             self.say_short(fold(state, out.events), out, p, o, n - cash)
             break
         return out
-
-    def collect_each(self, state: GameState, p: str, n: int) -> Outcome:
-        """Every other player gives ``n``; one who can't gives all their cash (a birthday
-        present is not worth a bankruptcy)."""
-        events: list[Event] = []
-        total = 0
-        for o in state.left_of(p):
-            give = min(n, state.cash(o))
-            events += self.pay(o, p, give)
-            total += give
-        return Outcome(events=events).say("collected_each", player=Who(p), amount=Money(n),
-                                          total=Money(total), cash=Money(state.cash(p) + total))
 
     # --- deals between players --------------------------------------------------------------
     def other_player(self, state: GameState, p: str, who: object) -> str:

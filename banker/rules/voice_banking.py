@@ -213,18 +213,6 @@ class VoiceBankingRules(Rules):
                 "jail_card_received", player=Who(p))
         return Outcome()
 
-    def collect_each(self, state: GameState, p: str, n: int) -> Outcome:
-        """Every other player gives ``n``. Decision: one who can't pays all their cash (the
-        amount is small; no street changes hands for a birthday present)."""
-        events: list[Event] = []
-        total = 0
-        for o in state.left_of(p):
-            give = min(n, state.cash(o))
-            events += self.pay(o, p, give)
-            total += give
-        return Outcome(events=events).say("collected_each", player=Who(p), amount=Money(n),
-                                          total=Money(total), cash=Money(state.cash(p) + total))
-
     # --- go, jail, train ------------------------------------------------------------------
     def do_pass_go(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
         n = self.edition.fees["pass_go"]
