@@ -382,10 +382,18 @@ class Session:
         if out.events:
             tx = Transaction(cmd.player, cmd.name, _plain(cmd.intent.slots), list(out.events),
                              said, sorted(out.participants))
-            if not self._commit(tx):
-                return
-            for k in draws.used:
-                self.forced.pop(k, None)
+            self._commit_and_say(tx, draws, said, cmd, out)
+            return
+        self._announce(said)
+        self._follow_up(cmd, out)
+
+    def _commit_and_say(self, tx: Transaction, draws: Draws, said: list[str], cmd: Command,
+                        out: Outcome) -> None:
+        """Journal the transaction, use up its forced draws, then say it and ask what follows."""
+        if not self._commit(tx):
+            return
+        for k in draws.used:
+            self.forced.pop(k, None)
         self._announce(said)
         self._follow_up(cmd, out)
 
@@ -430,12 +438,7 @@ class Session:
         self._clear_hold()
         tx = Transaction(start.player, start.name, _plain(start.intent.slots), events,
                          everything, participants)
-        if not self._commit(tx):
-            return
-        for k in draws.used:
-            self.forced.pop(k, None)
-        self._announce(said)
-        self._follow_up(cmd, out)
+        self._commit_and_say(tx, draws, said, cmd, out)
 
     def _clear_hold(self) -> None:
         self.hold, self.hold_events, self.hold_said, self.hold_command = None, [], [], None

@@ -79,6 +79,16 @@ class Rules:
             raise Refusal("not_on_board", street=name)
         return str(name)
 
+    def rent_owner(self, state: GameState, cmd: Command) -> tuple[str, str]:
+        """(street, owner) for "pay rent on X": refused when nobody or the payer owns it."""
+        street = self.street(cmd)
+        owner = state.owner(street)
+        if owner is None:
+            raise Refusal("no_owner", street=street)
+        if owner == cmd.player:
+            raise Refusal("own_street", street=street)
+        return street, owner
+
     def amount(self, cmd: Command, slot: str = "amount") -> int:
         value = cmd.intent.get(slot)
         if value is None:

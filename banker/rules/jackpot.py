@@ -221,12 +221,8 @@ class JackpotRules(Rules):
         """Rent = price, 2 x price for the pair; none while the owner is in jail. Short of cash:
         keep it and give the owner a street of your choice (asked); with no street, pay all
         your cash. An owner with 10 streets is asked which to vacate, or "none"."""
-        p, street = cmd.player, self.street(cmd)
-        owner = state.owner(street)
-        if owner is None:
-            raise Refusal("no_owner", street=street)
-        if owner == p:
-            raise Refusal("own_street", street=street)
+        p = cmd.player
+        street, owner = self.rent_owner(state, cmd)
         if self.jailed(state, owner):
             raise Refusal("owner_in_jail", street=street, player=Who(owner))
         rent = self.rent(state, street)

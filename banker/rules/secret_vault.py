@@ -208,12 +208,7 @@ class SecretVaultRules(Rules):
             raise Refusal("not_your_street", street=street)
 
     def do_pay_rent(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
-        street = self.street(cmd)
-        owner = state.owner(street)
-        if owner is None:
-            raise Refusal("no_owner", street=street)
-        if owner == cmd.player:
-            raise Refusal("own_street", street=street)
+        street, owner = self.rent_owner(state, cmd)
         if state.streets[street].mortgaged:
             raise Refusal("mortgaged_no_rent", street=street, player=Who(owner))
         return self.owe(state, cmd.player, owner, self.rent(state, street), f"rent on {street}",

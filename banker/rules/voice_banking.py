@@ -82,12 +82,7 @@ class VoiceBankingRules(Rules):
 
     # --- rent and unavoidable payments ----------------------------------------------------
     def do_pay_rent(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
-        street = self.street(cmd)
-        owner = state.owner(street)
-        if owner is None:
-            raise Refusal("no_owner", street=street)
-        if owner == cmd.player:
-            raise Refusal("own_street", street=street)
+        street, owner = self.rent_owner(state, cmd)
         rent = self.rent(state, street)
         return self.settle(state, cmd, [(owner, rent)], "rent_paid", street=street)
 
