@@ -140,7 +140,7 @@ def parse_edition(text: str, source: str = "<edition>") -> Edition:
     if not isinstance(data, dict):
         raise EditionError(source, ["the file must be a mapping of keys to values"])
     c = _Checker()
-    ed_id = c.get(data, "id", "", str)
+    ed_id = c.get(data, "id", "", str, check=lambda v: None if v.strip() else "must not be empty")
     name = c.get(data, "name", "", str, default=ed_id or "")
     rules = c.get(data, "rules", "", str)
     needs = RULE_NEEDS.get(rules or "", {})

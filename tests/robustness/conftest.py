@@ -28,3 +28,16 @@ def fast_tmp(tmp_path: Path) -> Iterator[Path]:
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def private_data_home(tmp_path_factory: pytest.TempPathFactory,
+                      monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Game files and ``banker.log`` of in-process sessions go to a private folder, and an
+    internal error caught at the table ("Sorry, something went wrong") fails the test: the
+    robustness tests must not hide one behind the polite sentence."""
+    home = tmp_path_factory.mktemp("data-home")
+    monkeypatch.setenv("XDG_DATA_HOME", str(home))
+    yield home
+    log = home / "banker" / "banker.log"
+    assert not log.exists(), f"internal error logged:\n{log.read_text()[-4000:]}"
