@@ -30,6 +30,16 @@ Frames of an *earlier* WAL generation (other salts) after the live frames are no
 leftovers of SQLite's WAL reuse, not damage. Garbage that happens to be whole frames with
 other salts is indistinguishable from them and is ignored, exactly as SQLite does; it holds
 no game data.
+
+A torn tail only ever holds the write that was in progress, which was never announced
+(announcing waits for the commit, fsynced): a resume keeps every announced transaction and
+says up to which one it kept. Not only power cuts tear: a process killed with SIGKILL while
+``write()`` runs can leave a partial frame too. The one torn tail that is *not* damage is
+the journal's own refused write (disk full): the journal knows it rolled it back and cuts
+those scraps off when it closes, so a full disk is not reported as a damaged file later.
+
+``peek`` reads a game without changing any file (``banker state``), also while another
+banker plays it.
 """
 
 from __future__ import annotations

@@ -357,8 +357,8 @@ class VariantReplies(Replies):
                                     for a in alts])
         found = {text}
         for variant in (ln for group in options for ln in group):
-            for k in range(len(self.templates.get(line.key) or [])):
-                self._turn = k - 1
+            for turn in range(len(self.templates.get(line.key) or [])):
+                self._turn = turn - 1
                 found.add(super().render(variant))
         self._turn = saved
         self.alts.setdefault(text, set()).update(found)

@@ -36,7 +36,8 @@ EDITIONS = available_editions()
 ROOT = Path(__file__).resolve().parents[2]
 TRANSCRIPTS = sorted(p for p in (ROOT / "tests" / "transcripts").rglob("*.yaml")
                      if "malformed" not in p.parts)
-def fast(examples: int) -> Any:
+def fast(examples: int) -> settings:
+    """Hypothesis settings for these tests (no deadline: the first example builds a matcher)."""
     return settings(max_examples=examples, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 
@@ -321,7 +322,7 @@ def test_random_transcript_documents(tmp_path: Path, slow: bool) -> None:
 BILLION_LAUGHS = "lol0: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
     f"lol{i + 1}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(9))
 
-BOMBS = {
+BOMBS: dict[str, str | bytes] = {
     "billion-laughs": BILLION_LAUGHS,
     "billion-laughs-in-steps": "edition: voice-banking\nplayers: [dog, cat]\n" + BILLION_LAUGHS.replace(
         "lol0:", "x0:") + "steps: *j\n",
