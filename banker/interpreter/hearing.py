@@ -95,4 +95,6 @@ def _decide(rec: Recognized, asr_confidence: float | None, risk_of: Callable[[st
         return Hearing("reject", "none", confidence=conf)
     if conf >= THRESHOLDS.get(risk, ACCEPT_MONEY):
         return Hearing("accept", rec.intent, rec.slots, conf)
+    if risk == "harmless":  # "did you say repeat?" helps nobody: say "sorry?" instead
+        return Hearing("reject", "none", confidence=conf)
     return Hearing("confirm", rec.intent, rec.slots, conf)

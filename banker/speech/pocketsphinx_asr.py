@@ -132,8 +132,8 @@ class Tuning:
     phone_loop: bool = True
     # a garbage path beside the commands: any string of phones, each costing garbage_phone;
     # out-of-grammar speech is explained by it more cheaply than by any command
-    garbage: float = 0.001  # probability of entering the garbage path (0: none)
-    garbage_phone: float = 0.05  # probability of each further phone
+    garbage: float = 1e-4  # probability of entering the garbage path (0: none)
+    garbage_phone: float = 1e-8  # probability of each further phone (swept on the dev set)
     word_loop: bool = False  # a free pass: any sequence of the grammar's words
     loop_penalty: float = 0.05  # probability of each next word in the free pass
     accents: bool = True
@@ -186,6 +186,7 @@ class PocketsphinxRecognizer:
         finally:
             os.unlink(path)
         self._searches: set[str] = set()
+        self._cmn0 = self.decoder.get_cmn()
         if self.tuning.word_loop:
             words = sorted(grammar.words)
             stay = self.tuning.loop_penalty
@@ -219,6 +220,8 @@ class PocketsphinxRecognizer:
         self.decoder.activate_search(focus)
 
     def _decode(self, pcm: Pcm) -> None:
+        # each utterance on its own: no cepstral mean carried over from the last one
+        self.decoder.set_cmn(self._cmn0)
         self.decoder.start_utt()
         self.decoder.process_raw(pcm.tobytes(), no_search=False, full_utt=True)
         self.decoder.end_utt()

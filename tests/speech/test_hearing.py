@@ -39,7 +39,8 @@ JAIL = Recognized("go_to_jail", {}, 100.0, 100.0, "go to jail")
     (BUY, 0.99, "accept"),
     (BUY, ACCEPT_MONEY - 0.05, "confirm"),  # money on an uncertain hearing: ask first
     (BUY, CONFIRM_FLOOR - 0.05, "reject"),  # chatter-like: ignore
-    (BALANCE, 0.7, "accept"),  # a query is harmless: answer it
+    (BALANCE, 0.75, "accept"),  # a query is harmless: answer it
+    (BALANCE, 0.5, "reject"),  # never "did you say what's my balance?": just "sorry?"
     (BALANCE, 0.2, "reject"),
     (JAIL, 0.8, "accept"),
     (JAIL, 0.6, "confirm"),
@@ -53,7 +54,7 @@ def test_decision_table(match: Any, asr: float | None, decision: str) -> None:
 
 
 def test_money_is_never_moved_on_an_uncertain_hearing() -> None:
-    for conf in [i / 100 for i in range(0, 90)]:
+    for conf in [i / 100 for i in range(0, round(ACCEPT_MONEY * 100))]:
         assert judge(BUY, conf, risk, legal).decision != "accept", conf
 
 

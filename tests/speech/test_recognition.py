@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from banker.nlu.matcher import Ambiguous
 from banker.tools import clips
 from banker.tools.clips import ESPEAK, PIPER, Voice
 
@@ -68,7 +69,9 @@ def test_espeak_commands(recognizer: Any, new_game: Any, text: str, intent: str,
 @pytest.mark.parametrize("noise", [("pink", 20.0), ("babble", 20.0)])
 def test_commands_in_noise(recognizer: Any, new_game: Any, noise: tuple[str, float]) -> None:
     v, heard = _verdict(recognizer, new_game, "buy Baltic Avenue", noise=noise)
-    assert (v.intent, v.slots) == ("buy", {"property": "Baltic Avenue"}), heard
+    m = new_game.matcher.match(heard.text)  # the words; noise may leave it unsure (a question)
+    assert (m.intent, dict(m.slots)) == ("buy", {"property": "Baltic Avenue"}), heard
+    assert v.decision != "accept" or v.intent == "buy"
 
 
 def test_clean_money_command_is_acted_on_at_once(recognizer: Any, new_game: Any) -> None:
@@ -96,7 +99,8 @@ def test_narrowed_grammars(recognizer: Any, new_game: Any, focus: str, text: str
     pcm = clips.pad(clips.speech(text, PIPER))
     heard = recognizer.recognize(pcm, focus)
     m = new_game.matcher.match(heard.text)
-    assert (m.intent, dict(m.slots)) == (intent, slots), heard
+    readings = m.candidates if isinstance(m, Ambiguous) else (m,)  # "four": an answer, or
+    assert (intent, slots) in [(r.intent, dict(r.slots)) for r in readings], heard  # collect
 
 
 def test_silence_and_too_short_audio_are_nothing(recognizer: Any) -> None:
