@@ -366,12 +366,12 @@ def run_bench(quick: bool, out: Path | None, stream: TextIO | None = None) -> in
         print("banker: bench needs espeak-ng and sox (apt-get install espeak-ng sox).",
               file=sys.stderr)
         return 2
-    n_cmd, n_chat, n_focus = (40, 15, 8) if quick else (1000, 300, 120)
+    n_cmd, n_chat, n_focus = (40, 15, 8) if quick else (1000, 300, 60)
     conditions = QUICK_CONDITIONS if quick else CONDITIONS
     items = dev_set(n_cmd, n_chat, n_focus)
     base_items = [it for it in items if it.focus == "any"]
-    base_items = base_items[: (12 if quick else 200)] + [
-        it for it in items if it.intent == "none"][: (4 if quick else 60)]
+    base_items = base_items[: (12 if quick else 120)] + [
+        it for it in items if it.intent == "none"][: (4 if quick else 40)]
     base_conditions = ("clean",) if quick else ("clean", "babble:10")
     print(f"banker bench: {n_cmd} commands, {n_chat} chatter, {n_focus} narrowed answers, "
           f"{len(conditions)} conditions ({', '.join(conditions)})", file=stream)
