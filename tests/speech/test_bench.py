@@ -1,0 +1,35 @@
+"""The bench's dev set and scoring (the decoding itself is what ``banker bench`` runs)."""
+
+from __future__ import annotations
+
+from banker.tools.bench import Item, dev_set, score, table
+from banker.tools.clips import PIPER
+
+
+def test_dev_set_is_deterministic_and_labelled() -> None:
+    a, b = dev_set(30, 6, 4), dev_set(30, 6, 4)
+    assert a == b
+    cmds = [i for i in a if i.intent != "none" and i.focus == "any"]
+    assert len(cmds) == 30 and sum(i.intent == "none" for i in a) == 6
+    assert {i.focus for i in a} == {"any", "street", "yes_no", "bid", "number"}
+    assert {i.voice.engine for i in a} == {"piper", "espeak"}
+
+
+def test_scoring_counts_misbanked_and_accepted_chatter() -> None:
+    items = [
+        Item("buy baltic avenue", "buy", (("property", "Baltic Avenue"),), PIPER),
+        Item("buy park place", "buy", (("property", "Park Place"),), PIPER),
+        Item("order a pizza", "none", (), PIPER),
+        Item("what a lovely avenue", "none", (), PIPER),
+    ]
+    results = [
+        (0, "clean", "buy baltic avenue", 0.99, 0.1),  # right, acted on
+        (1, "clean", "buy boardwalk", 0.99, 0.1),  # wrong money command acted on: misbanked
+        (2, "clean", "", 0.0, 0.1),  # chatter ignored
+        (3, "clean", "chance card", 0.99, 0.1),  # chatter acted on (and money moved)
+    ]
+    r = score(items, results)["clean"]
+    assert r["commands"] == 2 and r["chatter"] == 2
+    assert r["exact_pct"] == 50.0 and r["misbanked"] == 2
+    assert r["chatter_accepted_pct"] == 50.0
+    assert "clean" in table({"ours": {"clean": r}})
