@@ -203,7 +203,9 @@ class PocketsphinxRecognizer:
             trans: list[tuple[Any, ...]] = [(s, d, p, w) if w else (s, d, p)
                                             for s, w, d, p in fsa.arcs]
             trans += [(s, final, p) for s, p in fsa.stop.items()]
-            if self.tuning.garbage > 0:
+            if self.tuning.garbage > 0 and focus == "any":
+                # only against unprompted talk: an answer to a question is short and
+                # expected, and a short word is what a phone string imitates best
                 g0, g1, start = final + 1, final + 2, final + 3
                 gp, pp = self.tuning.garbage, self.tuning.garbage_phone
                 trans = [(start, fsa.start, 1.0 - gp), (start, g0, gp), *trans]
