@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +21,7 @@ from typing import Any
 from rapidfuzz import fuzz, process
 
 from banker.editions.model import Edition
+from banker.money import words_to_tokens
 from banker.nlu.normalize import PLACEHOLDER, normalize, with_placeholders
 from banker.nlu.templates import Grammar, IntentSpec, load_grammar
 
@@ -69,11 +71,38 @@ def street_variants(name: str) -> list[str]:
     return out
 
 
+_X_TIMES = re.compile(r"^x(\d)$")
+_DIGIT_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+
+
+def outcome_variants(written: str) -> list[str]:
+    """How people type or say a spinner outcome: ``x2 pay out`` is also "times two pay out",
+    "x two pay out", "2x pay out" and "two times pay out" (the recogniser's ``to_written``
+    maps its own spoken forms back; typed text reaches the matcher as it was typed)."""
+    forms: list[list[str]] = [[]]
+    for w in normalize(written).split():
+        m = _X_TIMES.match(w)
+        if m is None:
+            alts = [[w]]
+        else:
+            n = m.group(1)
+            word = _DIGIT_WORDS[int(n)]
+            alts = [[w], ["times", word], ["x", word], [f"{n}x"], [word, "times"]]
+        forms = [f + a for f in forms for a in alts]
+    return [" ".join(f) for f in forms]
+
+
+def literal_number_slot(value: int) -> str:
+    """The pseudo-slot of a number word written in a template ("collect *two hundred* for
+    passing go", "undo the last *one*"): the input's number must be exactly ``value``."""
+    return f"={value}"
+
+
 @dataclass
 class _Carrier:
     text: str
     intent: str
-    slot_order: tuple[str, ...]  # slot names of markers and '#', left to right
+    slot_order: tuple[str, ...]  # slot names of markers and '#', left to right ("=N": a literal)
     fixed: tuple[tuple[str, str], ...]  # slots with literal values (outcome)
 
 
@@ -115,20 +144,23 @@ class Matcher:
     def _build(self) -> None:
         values = self.slot_values()
         self._lexicon = {STREET: values["property"], PLAYER: values["player"]}
+        outcomes = list(dict.fromkeys((form, canon) for spoken, canon in values["outcome"]
+                                      for form in outcome_variants(spoken)))
         markers: dict[str, list[tuple[str, str]]] = {
             "property": [(STREET, "")], "give": [(STREET, "")], "get": [(STREET, "")],
-            "player": [(PLAYER, "")], "outcome": values["outcome"]}
+            "player": [(PLAYER, "")], "outcome": outcomes}
         seen: set[tuple[str, str]] = set()
         for spec in self.intents():
             for exp in self.grammar.expand(spec, markers):
-                key = (exp.text, spec.name)
+                order = tuple(k for k, v in exp.slots if v in ("", PLACEHOLDER))
+                fixed = tuple((k, v) for k, v in exp.slots if v not in ("", PLACEHOLDER))
+                text, order = _literal_numbers(exp.text, order)
+                key = (text + " " + " ".join(order), spec.name)
                 if key in seen:
                     continue
                 seen.add(key)
-                order = tuple(k for k, v in exp.slots if v in ("", PLACEHOLDER))
-                fixed = tuple((k, v) for k, v in exp.slots if v not in ("", PLACEHOLDER))
-                self._exact.setdefault(exp.text, []).append(len(self.carriers))
-                self.carriers.append(_Carrier(exp.text, spec.name, order, fixed))
+                self._exact.setdefault(text, []).append(len(self.carriers))
+                self.carriers.append(_Carrier(text, spec.name, order, fixed))
         self._texts = [c.text for c in self.carriers]
 
     # --- match ----------------------------------------------------------------------------
@@ -282,6 +314,10 @@ class Matcher:
         scores: list[float] = []
         alternatives: list[dict[str, Any]] = []
         for slot in carrier.slot_order:
+            if slot.startswith("="):  # a number word of the template itself: must be said
+                if next(num_iter, None) != int(slot[1:]):
+                    return None
+                continue
             if slot in ("amount", "number"):
                 value = next(num_iter, None)
                 if value is None:
@@ -301,6 +337,24 @@ class Matcher:
                     alternatives.append({**slots, slot: canon})
         name_score = min(scores) if scores else 100.0
         return slots, name_score, alternatives
+
+
+def _literal_numbers(text: str, order: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+    """A carrier as the input will look: number words of the template ("two hundred",
+    "one") become ``#`` like the input's numbers do, each with a literal pseudo-slot placed
+    among the real slots in reading order (so the input's numbers fill them left to right)."""
+    tokens = words_to_tokens(text.split())
+    if all(value is None for _w, value in tokens):
+        return text, order
+    slots = iter(order)
+    out: list[str] = []
+    for word, value in tokens:
+        if value is not None:
+            out.append(literal_number_slot(value))
+        elif word in (PLACEHOLDER, STREET, PLAYER):
+            out.append(next(slots))
+    out.extend(slots)
+    return " ".join(w for w, _v in tokens), tuple(out)
 
 
 def _combine(carrier_score: float, name_score: float, text: str) -> float:
