@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from banker.editions.model import Edition
 from banker.interpreter.hearing import Hearing, judge
 from banker.interpreter.replies import Replies, load_replies
-from banker.nlu.matcher import Matcher, Recognized
+from banker.nlu.matcher import Ambiguous, Match, Matcher, NotRecognized, Recognized
 from banker.nlu.normalize import PLACEHOLDER, normalize, with_placeholders
 from banker.rules import (
     QUERIES,
@@ -47,6 +47,10 @@ SLOT_PROMPTS = {"property": "two_step", "give": "two_step_trade_give",
 MONEY_REFUSALS = frozenset({"cannot_afford", "bid_too_high"})
 ANSWER_TIMEOUT = 10.0
 AGREE_TIMEOUT = 30.0
+# A spoken answer whose value was only found by spotting a name inside words that fit no
+# sentence ("uh, Baltic I guess"): as sure as a poorly matched sentence, so a money command it
+# completes is always confirmed first.
+SPOTTED_SCORE = 80.0
 
 
 class Clock(Protocol):
@@ -109,6 +113,7 @@ class Pending:
     lapses: bool = True
     on_timeout: str = ""  # reply key said when it lapses by time
     undo_seq: int = 0
+    back: Pending | None = None  # confirm of a spoken answer: the question it answers
 
 
 @dataclass
@@ -213,6 +218,14 @@ class Session:
         """A bare button press: a bid in an auction, "yes" to a question asked of this player."""
         self.tick()
         player = self._seat(player)
+        p = self.pending
+        if (self.auction is not None and p is not None and p.kind == "confirm"
+                and player in p.asked and p.command is not None and p.command.name == "bid"):
+            # "Did you say bid 300?": the speaker's press is the yes, not a bid of its own
+            self.step.intent = "yes"
+            self._start_answer()
+            self._answer_yes(player)
+            return
         if self.auction is not None:
             self.step.intent = "bid"
             self._start_answer()
@@ -238,7 +251,8 @@ class Session:
                         requires=self._requires)
         if hearing.decision == "reject":
             self.step.intent = "none"
-            if self.pending is not None and player in self.pending.asked and self.pending.lapses:
+            if (self.pending is not None and player in self.pending.asked and self.pending.lapses
+                    and confidence is None):  # speech not understood changes nothing
                 self._lapse()
             self.say("sorry")
             return
@@ -301,6 +315,11 @@ class Session:
         p = self.pending
         if p is not None and p.deadline is not None and p.deadline <= due + 1e-9:
             self.pending = None
+            if p.kind == "confirm" and p.back is not None:
+                if not p.back.lapses:  # "did you say Baltic Avenue?" unanswered: ask again
+                    self._reask(p.back)
+                    return
+                p = p.back  # as if the question itself had run out
             if p.kind == "rule" and p.rule is not None and p.rule.key == "ask_agree":
                 self.say("agree_timeout")
             elif p.on_timeout:
@@ -593,7 +612,10 @@ class Session:
         assert p is not None
         self.pending = None
         if p.kind == "confirm" and p.command is not None:
-            self.command(p.command)
+            if p.back is not None and p.back.kind == "rule":  # a spoken answer, now confirmed
+                self._decide_answer(p.back, p.command)
+            else:
+                self.command(p.command)
         elif p.kind == "undo":
             tx = next((t for t in self.history if t.seq == p.undo_seq), None)
             if tx is not None:
@@ -602,15 +624,30 @@ class Session:
             self._rule_answer(p, player, True)
 
     def _try_answer(self, player: str, text: str, confidence: float | None) -> bool:
-        """Treat ``text`` as the answer to the open question; False if it isn't one."""
+        """Treat ``text`` as the answer to the open question; False if it isn't one.
+
+        Spoken answers (``confidence`` not None) are judged like commands, by the risk of the
+        command they complete: speech too unsure to be anything gets "sorry?" and changes
+        nothing (the question stays open); an uncertain answer that would move money is
+        confirmed first ("Did you say buy Baltic Avenue?"); an uncertain "yes" to a money
+        question is not a yes.
+        """
         p = self.pending
         assert p is not None
         m = self.matcher.match(text)
         intent = m.intent if isinstance(m, Recognized) else None
         if intent in QUERIES and intent not in ("repeat",):
             return False
+        if confidence is not None and self._unsure_speech(p, m, text, confidence):
+            self.step.intent = "none"
+            self.say("sorry")
+            return True
         if p.kind in ("confirm", "undo") or (p.kind == "rule" and p.rule and p.rule.slot == "yes"):
             if intent == "yes":
+                if confidence is not None and not self._sure_yes(p, m, confidence):
+                    self.step.intent = "none"
+                    self.say("sorry")  # not a yes to move money on: press, or say it again
+                    return True
                 self.step.intent = "yes"
                 self._answer_yes(player)
                 return True
@@ -619,14 +656,21 @@ class Session:
                 self.pending = None
                 if p.kind == "rule" and p.rule is not None:
                     self._rule_answer(p, player, False)
+                elif p.back is not None and not p.back.lapses:
+                    self._reask(p.back)  # "no, not Baltic Avenue": the question still stands
                 else:
                     self.say("undo_declined" if p.kind == "undo" else "cancelled")
                 return True
+            if p.kind == "confirm" and p.back is not None:
+                # instead of yes, another answer to the question itself ("Park Place")
+                self.pending = p.back
+                return self._try_answer(player, text, confidence)
             if p.kind == "confirm" and p.candidates:
                 chosen = self._pick_candidate(p.candidates, text)
                 if chosen is not None:
                     self.pending = None
-                    self.command(chosen)
+                    if self._sure_answer(p, player, chosen, m, confidence):
+                        self.command(chosen)
                     return True
             if p.lapses or p.kind != "rule":
                 self.pending = None
@@ -637,7 +681,8 @@ class Session:
             chosen = self._pick_candidate(p.candidates, text)
             self.pending = None
             if chosen is not None:
-                self.command(chosen)
+                if self._sure_answer(p, player, chosen, m, confidence):
+                    self.command(chosen)
                 return True
             return False
         slot = p.slot if p.kind == "slot" else (p.rule.slot if p.rule else "")
@@ -674,12 +719,20 @@ class Session:
         self.pending = None
         if p.kind == "slot" and p.command is not None:
             filled = Command(p.command.player, p.command.intent.with_slots(**{slot: value}))
-            self.command(filled)
+            if self._sure_answer(p, player, filled, m, confidence):
+                self.command(filled)
             return True
         assert p.rule is not None
         then = p.rule.then
         self.step.intent, self.step.slots = "answer", dict(fill)
         cmd = Command(then.player, then.intent.with_slots(**fill))
+        if self._sure_answer(p, player, cmd, m, confidence, shown=fill):
+            self._decide_answer(p, cmd)
+        return True
+
+    def _decide_answer(self, p: Pending, cmd: Command) -> None:
+        """Decide a rules question's completed command (``then`` with the answer filled in)."""
+        assert p.rule is not None
         try:
             out = self.rules.decide(self.state, cmd, Draws(forced=dict(self.forced)))
         except Refusal as r:
@@ -688,9 +741,78 @@ class Session:
             if not p.lapses:
                 self.pending = p  # never lapses: ask again
                 self.say_line(Line(p.rule.key, p.rule.params))
-            return True
+            return
         self._outcome(cmd, out, Draws(forced=dict(self.forced)))
-        return True
+
+    def _reask(self, p: Pending) -> None:
+        """Open ``p`` again and say its question (one that never lapses)."""
+        self.pending = p
+        self.say_line(Line(p.rule.key, p.rule.params) if p.rule is not None
+                      else Line(SLOT_PROMPTS.get(p.slot, "two_step")))
+
+    # --- judging spoken answers (hearing.judge, with the completed command's risk) ----------
+    def _answer_match(self, m: Match, cmd: Command) -> Recognized:
+        """The completed command as a match, as sure as the words the answer was heard in."""
+        if isinstance(m, Recognized):
+            score, margin = m.score, m.margin
+        elif isinstance(m, Ambiguous):  # a bare number is an answer and a `collect` sentence
+            score, margin = max(c.score for c in m.candidates), 0.0
+        else:
+            score, margin = SPOTTED_SCORE, 100.0
+        return Recognized(cmd.name, dict(cmd.intent.slots), score, margin, m.text)
+
+    def _unsure_speech(self, p: Pending, m: Match, text: str, confidence: float) -> bool:
+        """Speech too unsure to be an answer or a command: judged as the least risky
+        command (a "low" one), it is rejected. Not even that: a name spotted in words that
+        fit no sentence counts, as sure as ``SPOTTED_SCORE``."""
+        if isinstance(m, NotRecognized):
+            slot = p.slot if p.kind == "slot" else (p.rule.slot if p.rule else "property")
+            if p.kind in ("choose", "confirm"):
+                slot = "property"
+            if self._slot_value(slot, text, m) is None:
+                return True
+            m = Recognized("answer", {}, SPOTTED_SCORE, 100.0, text)
+        return judge(m, confidence, lambda _i: "low", lambda _i, _s: True).decision == "reject"
+
+    def _sure_yes(self, p: Pending, m: Match, confidence: float) -> bool:
+        """A spoken "yes" counts when it is as sure as acting on what it agrees to needs."""
+        if p.kind == "undo":
+            risk = self._risk("undo")
+        elif p.kind == "confirm" and p.command is not None:
+            risk = self._risk(p.command.name)
+        elif p.rule is not None:
+            risk = self._risk(p.rule.then.name)
+        else:
+            risk = "money"
+        yes = Recognized("yes", {}, *((m.score, m.margin) if isinstance(m, Recognized)
+                                      else (SPOTTED_SCORE, 100.0)), m.text)
+        return judge(yes, confidence, lambda _i: risk, lambda _i, _s: True).decision == "accept"
+
+    def _sure_answer(self, p: Pending, player: str, cmd: Command, m: Match,
+                     confidence: float | None, shown: Mapping[str, Any] | None = None) -> bool:
+        """True: act on ``cmd`` (typed, or heard surely enough for its risk). Otherwise the
+        answer was handled here: "Did you say …?" (nothing moves until yes) or "sorry" with
+        the question kept open."""
+        if confidence is None:
+            return True
+        h = judge(self._answer_match(m, cmd), confidence, self._risk,
+                  lambda i, s: self._legal(cmd.player, i, s))
+        if h.decision == "accept":
+            return True
+        if h.decision == "reject":
+            self.pending = p
+            self.step.intent = "none"
+            self.say("sorry")
+            return False
+        back = p.back if p.kind == "confirm" else p
+        self.pending = Pending("confirm", frozenset({player}), self.clock.now() + ANSWER_TIMEOUT,
+                               command=cmd, back=back)
+        self.step.intent, self.step.slots = cmd.name, dict(cmd.intent.slots)
+        # a rules question's answer is confirmed by itself ("Did you say Baltic Avenue?"):
+        # its command carries the question's own slots, which mean nothing said aloud
+        text = self.describe(cmd) if shown is None else " ".join(self._slot_words(shown))
+        self.say("did_you_say", text=text)
+        return False
 
     def _rule_answer(self, p: Pending, player: str, yes: bool, quiet: bool = False) -> None:
         assert p.rule is not None
@@ -872,10 +994,12 @@ class Session:
 
     def describe(self, cmd: Command) -> str:
         words = cmd.name.replace("_", " ")
-        vals = [self.replies.value(Who(v)) if k == "player" else
+        return " ".join([words, *self._slot_words(cmd.intent.slots)])
+
+    def _slot_words(self, slots: Mapping[str, Any]) -> list[str]:
+        return [self.replies.value(Who(v)) if k == "player" else
                 (self.edition.fmt(v) if k == "amount" and isinstance(v, int) else str(v))
-                for k, v in cmd.intent.slots.items()]
-        return " ".join([words, *vals])
+                for k, v in slots.items()]
 
     def announce_result(self) -> None:
         """A finished game's result: the ranking by the edition's measure, and the winner."""
