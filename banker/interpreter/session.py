@@ -114,6 +114,13 @@ class Pending:
     on_timeout: str = ""  # reply key said when it lapses by time
     undo_seq: int = 0
     back: Pending | None = None  # confirm of a spoken answer: the question it answers
+    marked: bool = False  # its opening is noted in the journal (a resume says it was cut short)
+
+    def marker(self) -> str:
+        """The journal's name for this question (``Session.interrupted`` reads it back)."""
+        if self.kind == "rule" and self.rule is not None:
+            return self.rule.key
+        return f"question:{self.kind}"
 
 
 @dataclass
@@ -174,19 +181,23 @@ class Session:
 
     @pending.setter
     def pending(self, value: Pending | None) -> None:
-        """The open question. A rules question is journalled when it opens, and when it ends
-        without a transaction (answered "no", lapsed, timed out) just before Mr. Monopoly's
-        next words, so that a resume says "interrupted" only about a question really open.
-        (An answer's transaction closes it by itself; a kill before that keeps it open.)"""
+        """The open question. It is journalled (a note, not a transaction) when it opens, and
+        when it ends without a transaction (answered "no", lapsed, timed out) just before Mr.
+        Monopoly's next words, so that a resume says "interrupted" only about a question
+        really open. (An answer's transaction closes it by itself; a kill before that keeps it
+        open.) Every question is noted: the rules' questions, and the session's own (two-step
+        prompt, "did you say…?", "which one?", undo agreement) unless an auction or a betting
+        round is open - that dialogue's note already says what a kill would cut short."""
         old, self._pending = self._pending, value
         if old is value:
             return
-        if old is not None and old.kind == "rule" and old.rule is not None:
-            self._closing = old.rule.key
-        if value is not None and value.kind == "rule" and value.rule is not None:
+        if old is not None and old.marked:
+            self._closing = old.marker()
+        if value is not None and (value.kind == "rule" or (self.auction is None and self.hold is None)):
             self._closing = None
+            value.marked = True
             if self.journal is not None:
-                self.journal.note("dialogue_open", value.rule.key)
+                self.journal.note("dialogue_open", value.marker())
 
     def _journal_closing(self) -> None:
         if self._closing is not None and self.journal is not None:
@@ -1018,6 +1029,8 @@ class Session:
             self.say("auction_interrupted", street=note.split(":", 1)[1])
         elif note == "betting":
             self.say("betting_interrupted")
+        elif note == "question:undo":
+            self.say("undo_interrupted")
         else:
             self.say("dialogue_interrupted")
 

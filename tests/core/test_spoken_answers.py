@@ -207,3 +207,26 @@ def test_nothing_is_journalled_until_the_uncertain_answer_is_confirmed(tmp_path:
         assert gf.peek().kept == 1
     finally:
         gf.close()
+
+
+def test_a_stop_during_did_you_say_is_told_once_on_resume(tmp_path: Path) -> None:
+    """The process dies while "Did you say buy Baltic Avenue?" waits (the journal is left as a
+    kill leaves it): nothing was bought, and the resume says the question was cut short."""
+    from banker.app import start_game
+
+    path = tmp_path / "g.sqlite"
+    said: list[str] = []
+    game = start_game("voice-banking", "racecar,dog", [], path, False, said.append,
+                      lambda _e: "")
+    game.session.hear("racecar", "buy", CLEAR)
+    game.session.hear("racecar", "Baltic Avenue", UNSURE)
+    assert said[-1] == "Did you say buy Baltic Avenue?"
+    game.file.close()  # no clean-up of the dialogue: as after SIGKILL
+    for times_told in (1, 0):
+        said.clear()
+        again = start_game(None, None, [], path, True, said.append, lambda _e: "")
+        try:
+            assert again.session.state.owner("Baltic Avenue") is None
+            assert sum("interrupted" in s for s in said) == times_told, said
+        finally:
+            again.file.close()

@@ -183,11 +183,12 @@ def _do(t: Table, g: PtyGame, action: Action) -> None:
 
 
 def _dialogue(sh: Shadow) -> str:
-    """The dialogue the journal marks as open (auction or rules question), if any."""
+    """The dialogue the journal marks as open (auction, or any question: the rules', a
+    two-step prompt, "which one?", an undo agreement), if any."""
     s = sh.session
     if s.auction is not None:
         return f"auction:{s.auction.street}"
-    if s.pending is not None and s.pending.kind == "rule":
+    if s.pending is not None:
         return "question"
     if s.hold is not None:
         return "question"
@@ -351,3 +352,57 @@ def test_kill_anywhere_then_resume_keeps_every_announced_transaction(
     assert not log.exists(), f"internal errors were logged:\n{log.read_text()[-3000:]}"
     assert KILL_STATS[edition_id]["kills"] >= rounds
     print(f"\nkills {edition_id}: {KILL_STATS[edition_id]}")
+
+
+# --- a kill while a question is open: the resume says so, once -----------------------------------
+QUESTIONS = {
+    # name: (edition, players, typed lines that leave the question open, its prompt's words)
+    "two-step prompt": ("voice-banking", "racecar,dog", ["racecar: buy"], "Which street"),
+    "which one": ("voice-banking", "racecar,dog", ["racecar: buy pa avenue"], "?"),
+    "undo agreement": ("voice-banking", "racecar,dog",
+                       ["racecar: buy Baltic Avenue", "dog: undo"], "Racecar"),
+    "rules question": ("voice-banking", "racecar,dog",
+                       ["racecar: buy Baltic Avenue", "dog: buy Park Place", "racecar: pay 1439",
+                        "racecar: pay rent on Park Place"], "give up"),
+}
+
+
+@pytest.mark.parametrize("name", list(QUESTIONS))
+def test_a_kill_during_a_question_is_told_once_on_resume(name: str, tmp_path: Path) -> None:
+    """SIGKILL while a question waits for its answer: nothing of it was committed (``banker
+    state`` is as before the question), and the resume tells the family - once - that the
+    question was cut short, so they say it again."""
+    edition, players, lines, prompt = QUESTIONS[name]
+    env = clean_env(XDG_DATA_HOME=str(tmp_path / "data"))
+    game = tmp_path / "g.sqlite"
+    g = PtyGame(["play", "--keyboard", "--game", str(game), "--edition", edition,
+                 "--players", players], env=env)
+    try:
+        g.until_prompt()
+        for line in lines:
+            g.send(line)
+            answer = g.until_prompt()
+        assert any(prompt in ln for ln in answer), answer
+        before = state_json(game)
+        g.kill()
+    finally:
+        g.close()
+    assert state_json(game) == before
+    g = PtyGame(["play", "--keyboard", "--resume", "--game", str(game)], env=env)
+    try:
+        greeting = g.until_prompt()
+        g.end_input()
+    finally:
+        g.close()
+    told = [ln for ln in greeting if "interrupted" in ln.lower()]
+    assert len(told) == 1, greeting
+    if name == "undo agreement":
+        assert "nothing was undone" in told[0], told
+    assert state_json(game) == before
+    g = PtyGame(["play", "--keyboard", "--resume", "--game", str(game)], env=env)
+    try:
+        again = g.until_prompt()
+        g.end_input()
+    finally:
+        g.close()
+    assert not [ln for ln in again if "interrupted" in ln.lower()], again
