@@ -21,6 +21,14 @@ Decisions (the spec is silent):
 - Joining by voice: each new button press joins (turn order = order of presses, and that
   button belongs to that player for this sitting); saying a token's name claims it, saying
   nothing takes the next free token. Joining closes 5 s after the last new player joined.
+  Every join is answered with the button and the token it got ("Button 2, you're the Dog."):
+  a misheard token is heard at once, and pressing again and saying the token changes it.
+- The sound device goes away mid-game (unplugged, sound server died): a watchdog notices,
+  Mr. Monopoly says so in one sentence (``audio.DEVICE_LOST``, printed, and spoken only if
+  the speaker still works), once, and the game goes on in keyboard mode: typed lines as
+  before, nothing more is spoken, and a button press is a bare press (a bid, a "yes"): there
+  is no microphone to hear what comes after it. What he was saying is dropped, a turn being
+  listened to is dropped (it changes nothing), and Ctrl-D ends the game at once.
 """
 
 from __future__ import annotations
@@ -40,10 +48,12 @@ import numpy as np
 import numpy.typing as npt
 
 from banker.editions.model import Edition
+from banker.interpreter.replies import Replies, load_replies
 from banker.interpreter.session import Session
 from banker.nlu.normalize import normalize
 from banker.rules.events import CashMoved
-from banker.speech.audio import AudioError, AudioIn, AudioOut
+from banker.rules.outcome import Line
+from banker.speech.audio import DEVICE_LOST, AudioError, AudioIn, AudioOut, device_lost
 from banker.speech.buttons import ButtonEvent, Buttons, TerminalKeys, input_devices, key_map
 from banker.speech.vad import EndOfSpeech, Utterance, VadSettings, speech_only
 
@@ -56,6 +66,8 @@ EVDEV_ECHO = 0.5  # s: a terminal key this soon after the same input-device key 
 LATE_BEEP = 0.3  # s: a listener starting later than this after the press doesn't beep
 WARM_MAX_CHARS = 40  # phrases rendered ahead of need at start-up
 GUESS_AFTER_FRAMES = 3  # 90 ms of silence after speech: start recognising (the hang-over runs on)
+WATCH_EVERY = 0.2  # s between looks at the sound devices
+LOST_WAIT = 5.0  # s the exit waits for the last words when the sound device is gone
 Expecting = tuple[str, frozenset[str]]
 
 
@@ -120,18 +132,35 @@ class Speaker:
         self._lock = threading.Lock()
         self.gate = threading.Event()  # cleared while a player talks: speech waits
         self.gate.set()
+        self._muted = False  # the sound device is gone: nothing more is said
         self.spoken: list[str] = []  # lines rendered to the end (for tests and the bench)
         threading.Thread(target=self._work, name="speaker", daemon=True).start()
 
     def say(self, text: str) -> None:
         with self._lock:
+            if self._muted:
+                return
             self._pending += 1
             self._q.put((self._gen, text))
 
     def effect(self, pcm: Pcm) -> None:
         with self._lock:
+            if self._muted:
+                return
             self._pending += 1
             self._q.put((self._gen, pcm))
+
+    def mute(self, last_words: str | None = None) -> None:
+        """The sound device is gone: what is queued or playing is dropped and nothing more is
+        said, except ``last_words`` (when the speaker still works)."""
+        with self._lock:
+            self._gen += 1
+            self._muted = True
+            self.player.stop()
+            if last_words is not None:
+                self._pending += 1
+                self._q.put((self._gen, last_words))
+        self.gate.set()  # a worker waiting for a player to finish talking moves on
 
     def stop(self) -> None:
         """Barge-in: nothing queued is said, and what is playing stops now."""
@@ -210,6 +239,12 @@ class Listening:
     pressed_at: float
     detector: EndOfSpeech | None = None
     ended_at: float | None = None  # when the end of the turn was decided
+    cut_off: bool = False  # the sound device went away: what was heard is dropped
+    # Recognise at a pause, before the hang-over ends (saves ~0.2 s). That guess hears only
+    # 90 ms after the last voiced frame, the final decode 200 ms: a lone short word can come
+    # out differently ("dog" -> "yep" was measured), so joining, where a word is all there
+    # is and 0.2 s doesn't matter, waits for the whole utterance.
+    early_guess: bool = True
     _end: str | None = None
 
     def end(self, reason: str) -> None:
@@ -285,7 +320,8 @@ class Listener:
                         det.end("silence")  # a dead microphone must not hang the table
                     continue
                 det.feed(frame)
-                if det.reason is None and det.in_speech and det.quiet_frames == GUESS_AFTER_FRAMES:
+                if (ls.early_guess and det.reason is None and det.in_speech
+                        and det.quiet_frames == GUESS_AFTER_FRAMES):
                     # A pause: maybe the end. Recognise what we have while the hang-over
                     # runs; if no more speech comes, the answer is ready when the turn ends.
                     guess = _Guess(self.recognize, speech_only(det.utterance()), ls.expecting,
@@ -298,7 +334,7 @@ class Listener:
                f"{utt.speech_start} to {utt.speech_end}")
         _save_utterance(utt)
         text, conf = "", 0.0
-        if utt.has_speech:
+        if utt.has_speech and not ls.cut_off:
             try:
                 if guess is not None and guess.last_voiced == det.last_voiced:
                     text, conf = guess.result()  # nothing was said after the pause
@@ -383,7 +419,12 @@ class _Eof:
     pass
 
 
-Event = _Key | _Typed | _Eof | Heard
+@dataclass
+class _Lost:
+    """The sound device went away (posted once, by the watchdog)."""
+
+
+Event = _Key | _Typed | _Eof | _Lost | Heard
 
 
 @dataclass
@@ -409,6 +450,8 @@ class VoiceIO:
     beep: Pcm | None = None
     effects: dict[str, Pcm] = field(default_factory=dict)
     timings: list[TurnTiming] = field(default_factory=list)
+    lost: threading.Event = field(default_factory=threading.Event)  # the sound device went away
+    _closed: threading.Event = field(default_factory=threading.Event)
     _last_evdev: dict[str, float] = field(default_factory=dict)
 
     # -- the voice, loaded in the background -----------------------------------------------
@@ -478,6 +521,28 @@ class VoiceIO:
                 self._recognizers[edition.id] = rec
         return self._recognizers[edition.id]
 
+    # -- the devices going away ----------------------------------------------------------------
+    def watch(self, every: float = WATCH_EVERY) -> None:
+        """Look at the speaker and the microphone until ``close()``; the first time either
+        has gone away, stop sound (``lose()``)."""
+        def run() -> None:
+            while not self._closed.wait(every):
+                if device_lost(self.player) or device_lost(self.mic):
+                    self.lose()
+                    return
+        threading.Thread(target=run, name="sound-watchdog", daemon=True).start()
+
+    def lose(self) -> None:
+        """The sound device is gone: drop what is being said and heard, and tell the loop
+        (which says ``DEVICE_LOST`` and goes on with typed lines). Only the first call acts."""
+        if self.lost.is_set() or self._closed.is_set():
+            return
+        self.lost.set()
+        _trace("the sound device is gone")
+        self.mic.stop_listening()
+        self.speaker.mute(None if device_lost(self.player) else DEVICE_LOST)
+        self.events.put(_Lost())
+
     # -- input -------------------------------------------------------------------------------
     def start_input(self, stdin: TextIO) -> None:
         echo = self.out if _isatty(stdin) else None
@@ -496,11 +561,12 @@ class VoiceIO:
         self.events.put(_Key(ev))
 
     def close(self) -> None:
+        self._closed.set()
         for src in self.sources:
             with contextlib.suppress(Exception):
                 src.close()
         if self._speaker is not None:
-            self._speaker.wait(10.0)
+            self._speaker.wait(LOST_WAIT if self.lost.is_set() else 10.0)
         if self._tts_ready.is_set() and self._tts is not None and self._own_tts:
             self._tts.close()
         for rec in self._recognizers.values():
@@ -592,6 +658,7 @@ def open_voice(config: dict[str, Any], stdin: TextIO, out: TextIO, *,
     if audio.get("effects", True):
         io.effects = {name: sfx.load(name) for name in ("cash_register", "gavel")}
     io.start_input(stdin)
+    io.watch()
     return io
 
 
@@ -646,7 +713,7 @@ class VoiceLoop:
         # long fixed lines are cached the first time they are said.
         first = seated + [f"{n}," for n in seated] + sorted(whole, key=len) + sorted(cues)
         order = [p for p in dict.fromkeys(first + sorted(tts.fixed)) if len(p) <= WARM_MAX_CHARS]
-        tts.warm(order, self._idle, lambda: self.done)
+        tts.warm(order, self._idle, lambda: self.done or self.io.lost.is_set())
 
     def _idle(self) -> bool:
         """Nobody talking, nothing being said: a good moment to render ahead."""
@@ -702,6 +769,18 @@ class VoiceLoop:
                 self._release(ev.event)
         elif isinstance(ev, Heard):
             self._heard(ev)
+        elif isinstance(ev, _Lost):
+            self._lost()
+
+    def _lost(self) -> None:
+        """The sound device went away (``VoiceIO.lose``): say so once; keyboard mode from now."""
+        print(DEVICE_LOST, file=self.out, flush=True)
+        self.waiting.clear()  # presses to talk: nobody can hear them now
+        ls = self.listening
+        if ls is not None:
+            ls.cut_off = True
+            ls.end("press")  # the listener stops at once; its Heard is dropped
+        self._prompt()
 
     def _finish(self) -> int:
         """End of input: let a running auction finish, let him finish speaking."""
@@ -711,7 +790,7 @@ class VoiceLoop:
                 break
             time.sleep(max(0.0, due - self.clock.now()) + 0.01)
             self._step(self.session.tick)
-        self.io.speaker.wait()
+        self.io.speaker.wait(LOST_WAIT if self.io.lost.is_set() else 60.0)
         return 0
 
     def _prompt(self) -> None:
@@ -750,6 +829,9 @@ class VoiceLoop:
         _trace(f"press {ev.key} ({token}) from {ev.source} at {ev.time - _T0:.3f}")
         if token is None:
             return
+        if self.io.lost.is_set():  # no microphone: the press alone (a bid, a "yes")
+            self._step(lambda: self.session.press(token))
+            return
         if self.io.speaker.busy():
             self.io.speaker.stop()  # barge-in
         ls = self.listening
@@ -783,7 +865,7 @@ class VoiceLoop:
         self.clock.resume()
         self.io.speaker.gate.set()
         token = h.listening.token
-        if token not in self.session.state.players:
+        if h.listening.cut_off or token not in self.session.state.players:
             return
         if not h.utterance.has_speech:
             self._step(lambda: self.session.press(token))
@@ -822,14 +904,23 @@ def join_by_voice(io: VoiceIO, edition: Edition, out: TextIO) -> str:
     """Players press their buttons to join; returns the tokens in turn order (``"dog, car"``).
 
     A typed line of tokens (as in keyboard mode) answers at once. Returns "" at end of input.
+    Each join is answered with the button's number and the token it got, so a misheard token
+    is noticed and changed by pressing again and saying it (the lines are ``join_*`` in
+    ``config/replies/common.yaml``). Without sound (lost mid-way) a press takes the next
+    free token.
     """
     speaker = io.speaker
+    replies = Replies(edition, load_replies(edition.id))
 
-    def say(text: str) -> None:
+    def say(key: str, **params: Any) -> None:
+        text = replies.render(Line(key, params))
         print(text, file=out, flush=True)
         speaker.say(text)
 
-    say("Who's playing? Press your button and say your token, or type the tokens in turn order.")
+    def name(token: str) -> str:
+        return edition.token(token).name
+
+    say("join_ask")
     print(PROMPT, end="", file=out, flush=True)
     recognizer = io.recognizer(edition)
     vad = VadSettings.from_config(io.config.get("audio") or {})
@@ -841,6 +932,36 @@ def join_by_voice(io: VoiceIO, edition: Edition, out: TextIO) -> str:
     queued: list[ButtonEvent] = []
     eof = False
     everyone = frozenset(edition.token_ids)
+
+    def seat(key: str, said: str | None, spoke: bool) -> None:
+        """A press on ``key``, then ``said`` (a token heard, or None; ``spoke``: words were
+        heard at all): join, or change token on a second press."""
+        nonlocal joined, last_join
+        button = io.keys.get(key, key)
+        free = [t for t in edition.token_ids if t not in {tok for _, tok in joined}]
+        mine = next((tok for k, tok in joined if k == key), None)
+        if mine is not None:  # a second press: change token
+            if said is not None and said in free:
+                joined = [(k, said if k == key else tok) for k, tok in joined]
+                say("join_changed", button=button, token=name(said))
+            elif said is not None and said != mine:
+                say("join_taken_kept", button=button, said=name(said), token=name(mine))
+            else:
+                say("join_kept", button=button, token=name(mine))
+            return
+        if len(joined) >= edition.max_players or not free:
+            say("join_full", edition=edition.name, count=edition.max_players)
+            return
+        token = said if said in free else free[0]
+        if said is not None and said != token:
+            say("join_taken", button=button, said=name(said), token=name(token))
+        elif said is None and spoke:
+            say("join_unheard", button=button, token=name(token))
+        else:
+            say("join_in", button=button, token=name(token))
+        joined.append((key, token))
+        last_join = time.monotonic()
+
     while True:
         timeout = None
         if listening is None:
@@ -848,7 +969,7 @@ def join_by_voice(io: VoiceIO, edition: Edition, out: TextIO) -> str:
                 ev = queued.pop(0)
                 speaker.stop()
                 listening = Listening("", ev.key, ev.source == "evdev", ("player", everyone), vad,
-                                      ev.time)
+                                      ev.time, early_guess=False)
                 speaker.gate.clear()
                 listener.start(listening)
                 continue
@@ -866,6 +987,13 @@ def join_by_voice(io: VoiceIO, edition: Edition, out: TextIO) -> str:
             if ev_any.line.strip():
                 return ev_any.line.strip()
             print(PROMPT, end="", file=out, flush=True)
+        elif isinstance(ev_any, _Lost):
+            print(DEVICE_LOST, file=out, flush=True)
+            queued.clear()
+            if listening is not None:
+                listening.cut_off = True
+                listening.end("press")
+            print(PROMPT, end="", file=out, flush=True)
         elif isinstance(ev_any, _Key):
             ev = ev_any.event
             if ev.kind == "release":
@@ -873,6 +1001,10 @@ def join_by_voice(io: VoiceIO, edition: Edition, out: TextIO) -> str:
                     listening.end("release")
                 continue
             if ev.key not in io.keys:
+                continue
+            if io.lost.is_set():
+                if listening is None or listening.key != ev.key:
+                    seat(ev.key, None, False)  # nobody to hear the token: the next free one
                 continue
             if listening is not None:
                 if listening.key == ev.key and listening.ended_at is None:
@@ -885,29 +1017,16 @@ def join_by_voice(io: VoiceIO, edition: Edition, out: TextIO) -> str:
         elif isinstance(ev_any, Heard):
             speaker.gate.set()
             listening = None
-            key = ev_any.listening.key
-            free = [t for t in edition.token_ids if t not in {tok for _, tok in joined}]
-            said = _token_in(ev_any.text, edition) if ev_any.utterance.has_speech else None
-            mine = next((tok for k, tok in joined if k == key), None)
-            if mine is not None:
-                if said and said in free:  # a second press to change token
-                    joined = [(k, said if k == key else tok) for k, tok in joined]
-                    say(f"{edition.token(said).name}, you're in.")
+            heard = ev_any
+            if heard.listening.cut_off:  # the press still joins (no token heard)
+                seat(heard.listening.key, None, False)
                 continue
-            if len(joined) >= edition.max_players:
-                say(f"{edition.name} takes at most {edition.max_players} players.")
-                continue
-            token = said if said in free else (free[0] if free else None)
-            if token is None:
-                continue
-            joined.append((key, token))
-            last_join = time.monotonic()
-            say(f"{edition.token(token).name}, you're in.")
+            spoke = heard.utterance.has_speech
+            seat(heard.listening.key, _token_in(heard.text, edition) if spoke else None, spoke)
     if not joined:
         return ""
     io.key_tokens = {k: tok for k, tok in joined}
-    names = ", ".join(edition.token(tok).name for _, tok in joined)
-    say(f"Let's play: {names}.")
+    say("join_start", players=", ".join(name(tok) for _, tok in joined))
     return ", ".join(tok for _, tok in joined)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing as mp
 import os
+import signal
 import threading
 import time
 from collections.abc import Mapping
@@ -32,7 +33,22 @@ FOCI = ("any", "yes_no", "bid", "street", "amount", "number", "player")
 
 
 def _serve(conn: Connection, config: dict[str, Any], edition: Edition) -> None:
-    """The child: load the engine, warm every focus's grammar, then answer requests."""
+    """The child: load the engine, warm every focus's grammar, then answer requests.
+
+    It leaves quietly when its parent is gone (the pipe breaks or ends): a parent killed
+    outright must not leave a traceback from here over the table's terminal, which the child
+    shares. Ctrl-C is the parent's to handle (it reaches the whole process group): the child
+    ignores it and ends with the parent.
+    """
+    with contextlib.suppress(ValueError, OSError):  # not possible off the main thread
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        _answer_requests(conn, config, edition)
+    except (EOFError, OSError):  # BrokenPipeError, ConnectionResetError: the parent is gone
+        return
+
+
+def _answer_requests(conn: Connection, config: dict[str, Any], edition: Edition) -> None:
     from banker.speech.engine import make_engine
 
     try:
@@ -50,19 +66,17 @@ def _serve(conn: Connection, config: dict[str, Any], edition: Edition) -> None:
             warmed.add(focus)
             with contextlib.suppress(Exception):
                 engine.recognize(noise, focus)
-        try:
-            msg = conn.recv()
-        except (EOFError, OSError):
-            return
+        msg = conn.recv()
         if msg[0] == "quit":
             return
         _, raw, focus = msg
         warmed.add(focus)
         try:
             heard = engine.recognize(np.frombuffer(raw, dtype=np.int16), focus)
-            conn.send(("ok", str(heard.text), float(heard.confidence)))
         except Exception as exc:
             conn.send(("fail", f"{type(exc).__name__}: {exc}", 0.0))
+            continue
+        conn.send(("ok", str(heard.text), float(heard.confidence)))
 
 
 class ProcessRecognizer:

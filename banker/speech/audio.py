@@ -5,7 +5,11 @@ Receives int16 mono audio to play (at the voice's rate) and gives 30 ms int16 fr
 utterance costs latency and clips the first syllable.
 
 No usable device raises ``AudioError`` with one plain sentence; the front end says it and
-carries on with typed lines.
+carries on with typed lines. A device that goes away during the game (unplugged, the sound
+server died) is noticed by ``device_lost``: PortAudio ends the stream (its finished callback
+runs without anyone having stopped it), or the microphone's callbacks stop coming. The
+front end polls it, says ``DEVICE_LOST`` once and carries on with typed lines; a lost player
+takes no more clips and is never busy, so nothing waits for a speaker that isn't there.
 """
 
 from __future__ import annotations
@@ -25,6 +29,9 @@ Pcm = npt.NDArray[np.int16]
 MIC_RATE = 16000
 FRAME = 480  # 30 ms at 16 kHz: a webrtcvad frame
 NO_DEVICE = "I can't open a microphone and a speaker, so we'll play with typed lines."
+DEVICE_LOST = "I've lost the sound device, so we'll carry on with typed lines."
+MIC_STALL = 5.0  # s without a microphone callback on a running stream: the device is gone
+MIC_START = 15.0  # s from opening the microphone to its first callback (PulseAudio: ~2 s)
 
 
 class AudioError(Exception):
@@ -79,6 +86,37 @@ def _quiet_alsa() -> None:
         _ALSA_QUIET.append(None)
 
 
+def device_lost(device: object) -> bool:
+    """True once a sound device has gone away; devices without a ``lost()`` never do."""
+    check = getattr(device, "lost", None)
+    return bool(check()) if callable(check) else False
+
+
+class _Watched:
+    """A stream that notices when it ends without having been closed (the device is gone)."""
+
+    stream: Any
+
+    def _watch_init(self) -> None:
+        self._closing = False
+        self._ended = False  # PortAudio ended the stream by itself
+
+    def _finished(self) -> None:
+        """PortAudio's finished callback: after ``close()``, or because the device failed."""
+        if not self._closing:
+            self._ended = True
+
+    def _stream_lost(self) -> bool:
+        if self._closing:
+            return False
+        if self._ended:
+            return True
+        try:
+            return not bool(self.stream.active)
+        except Exception:  # a stream PortAudio no longer knows
+            return True
+
+
 def _sd() -> Any:
     _quiet_alsa()
     try:
@@ -118,7 +156,7 @@ def resample(pcm: Pcm, src: int, dst: int) -> Pcm:
     return np.interp(x, np.arange(len(pcm)), pcm.astype(np.float64)).astype(np.int16)
 
 
-class Player:
+class Player(_Watched):
     """The speaker: queued clips played by a PortAudio callback; ``stop()`` cuts them off.
 
     ``on_start`` of a clip is called (in the audio thread) with ``time.monotonic()`` when its
@@ -135,6 +173,7 @@ class Player:
         self._lock = threading.Lock()
         self._ends_at = 0.0
         self.played = 0  # samples handed to the device (tests check playback stopped)
+        self._watch_init()
         try:
             self.stream = self._open(sd, rate, device, blocksize)
         except Exception:  # any PortAudio failure: try the device's own rate
@@ -148,7 +187,8 @@ class Player:
 
     def _open(self, sd: Any, rate: int, device: Any, blocksize: int) -> Any:
         stream = sd.OutputStream(samplerate=rate, channels=1, dtype="int16", blocksize=blocksize,
-                                 device=_device(device), callback=self._callback, latency="low")
+                                 device=_device(device), callback=self._callback, latency="low",
+                                 finished_callback=self._finished)
         stream.start()
         return stream
 
@@ -176,7 +216,13 @@ class Player:
         if filled < frames:
             out[filled:] = 0
 
+    def lost(self) -> bool:
+        """The speaker has gone away (the stream ended without ``close()``)."""
+        return self._stream_lost()
+
     def play(self, pcm: Pcm, on_start: Callable[[float], None] | None = None) -> None:
+        if self.lost():
+            return  # nobody would ever take it: it must not keep the player "busy"
         clip = resample(pcm, self.rate, self.device_rate)
         with self._lock:
             self._clips.append((clip, on_start))
@@ -190,7 +236,9 @@ class Player:
             self._ends_at = min(self._ends_at, time.monotonic() + self.latency)
 
     def busy(self) -> bool:
-        """Still sounding (queued, playing, or in the device's buffer)."""
+        """Still sounding (queued, playing, or in the device's buffer); never, once lost."""
+        if self.lost():
+            return False
         with self._lock:
             return bool(self._clips) or self._current is not None or time.monotonic() < self._ends_at
 
@@ -208,6 +256,7 @@ class Player:
         return True
 
     def close(self) -> None:
+        self._closing = True
         try:
             self.stream.stop()
             self.stream.close()
@@ -215,7 +264,7 @@ class Player:
             pass
 
 
-class Microphone:
+class Microphone(_Watched):
     """The microphone: 30 ms frames at 16 kHz into a queue, only while ``listening`` is set.
 
     Frames are dropped while nobody listens, so Mr. Monopoly's own voice (and the table's
@@ -235,6 +284,9 @@ class Microphone:
         self._anchor = float("inf")
         self.device_rate = MIC_RATE
         self._buf = np.zeros(0, dtype=np.int16)
+        self._watch_init()
+        self._opened = time.monotonic()
+        self._last_callback: float | None = None
         try:
             self.stream = self._open(sd, MIC_RATE, device)
         except Exception:
@@ -248,7 +300,8 @@ class Microphone:
     def _open(self, sd: Any, rate: int, device: Any) -> Any:
         block = FRAME if rate == MIC_RATE else int(rate * 0.03)
         stream = sd.InputStream(samplerate=rate, channels=1, dtype="int16", blocksize=block,
-                                device=_device(device), callback=self._callback, latency="low")
+                                device=_device(device), callback=self._callback, latency="low",
+                                finished_callback=self._finished)
         stream.start()
         return stream
 
@@ -257,6 +310,7 @@ class Microphone:
         if self.device_rate != MIC_RATE:
             pcm = resample(pcm, self.device_rate, MIC_RATE)
         now = time.monotonic()
+        self._last_callback = now
         with self._lock:
             # When was each sample captured? Callbacks can come late and in bursts (a busy
             # CPU), so count samples from an anchor: the earliest the stream could have
@@ -277,6 +331,17 @@ class Microphone:
 
     def frames(self) -> queue.Queue[bytes]:
         return self._q
+
+    def lost(self) -> bool:
+        """The microphone has gone away: its stream ended without ``close()``, or it stopped
+        delivering sound (a device can hang without PortAudio noticing)."""
+        if self._stream_lost():
+            return True
+        if self._closing:
+            return False
+        last = self._last_callback
+        now = time.monotonic()
+        return now - last > MIC_STALL if last is not None else now - self._opened > MIC_START
 
     def start_listening(self, since: float | None = None) -> None:
         """Listen from now, or from ``since`` (a ``time.monotonic()`` moment in the last two
@@ -305,6 +370,7 @@ class Microphone:
                 return
 
     def close(self) -> None:
+        self._closing = True
         self.listening.clear()
         try:
             self.stream.stop()

@@ -1,18 +1,16 @@
 """A virtual sound card for the live tests: PulseAudio null sinks as speaker and microphone.
 
 ``spk`` is where banker plays (default sink); ``micsrc`` is where a test "speaks" (paplay),
-and banker records its monitor (default source). Recipe: ``/work/shared/notes/virtual-sound-card.md``.
-The daemon runs in a private runtime folder, so it never touches another PulseAudio, and it
-must start: a missing ``pulseaudio`` fails these tests loudly rather than skipping them.
+and banker records its monitor (default source). The daemon is started and stopped by
+``tests/pulse_card.py`` (shared with the robustness tests): a missing ``pulseaudio`` fails these
+tests loudly rather than skipping them.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
-import tempfile
 import time
 import wave
 from collections.abc import Iterator
@@ -22,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 import pytest
+from pulse_card import start_pulse
 
 ROOT = Path(__file__).resolve().parents[2]
 Pcm = npt.NDArray[np.int16]
@@ -61,42 +60,22 @@ class Recording:
         return np.frombuffer(self.path.read_bytes(), dtype="<i2").astype(np.int16)
 
 
-def _run(cmd: list[str], env: dict[str, str]) -> None:
-    subprocess.run(cmd, env=env, check=True, capture_output=True, timeout=20)
-
-
 @pytest.fixture(scope="session")
 def sound_card() -> Iterator[SoundCard]:
-    exe = shutil.which("pulseaudio")
-    assert exe, "pulseaudio is not installed: apt-get install pulseaudio pulseaudio-utils libportaudio2"
-    runtime = Path(tempfile.mkdtemp(prefix="banker-pulse-"))
-    env = dict(os.environ, PULSE_RUNTIME_PATH=str(runtime), PULSE_SERVER=f"unix:{runtime}/native")
-    env.pop("PULSE_SINK", None)
-    env.pop("PULSE_SOURCE", None)
-    subprocess.run([exe, "--daemonize=yes", "--exit-idle-time=-1", "--system=false", "-n",
-                    "--load=module-null-sink sink_name=spk",
-                    "--load=module-null-sink sink_name=micsrc",
-                    "--load=module-native-protocol-unix"],
-                   env=env, check=True, capture_output=True, timeout=20)
-    for _ in range(100):
-        if (runtime / "native").exists():
-            break
-        time.sleep(0.05)
-    _run(["pactl", "set-default-sink", "spk"], env)
-    _run(["pactl", "set-default-source", "micsrc.monitor"], env)
+    """One private daemon for the session; this process's PulseAudio clients use it too."""
+    daemon = start_pulse(os.environ)
     saved = {k: os.environ.get(k) for k in ("PULSE_RUNTIME_PATH", "PULSE_SERVER")}
-    os.environ["PULSE_RUNTIME_PATH"] = env["PULSE_RUNTIME_PATH"]
-    os.environ["PULSE_SERVER"] = env["PULSE_SERVER"]
+    os.environ["PULSE_RUNTIME_PATH"] = daemon.env["PULSE_RUNTIME_PATH"]
+    os.environ["PULSE_SERVER"] = daemon.env["PULSE_SERVER"]
     try:
-        yield SoundCard(runtime, env)
+        yield SoundCard(daemon.runtime, daemon.env)
     finally:
-        subprocess.run([exe, "-k"], env=env, capture_output=True, timeout=20)
+        daemon.stop()
         for k, v in saved.items():
             if v is None:
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
-        shutil.rmtree(runtime, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
