@@ -14,10 +14,13 @@ like the live speech tests, these fail loudly rather than skip when it is missin
 from __future__ import annotations
 
 import os
+import signal
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
 from pulse_card import PulseDaemon, start_pulse
 
@@ -161,3 +164,70 @@ def test_sound_device_lost_while_joining_presses_still_join(daemon: PulseDaemon,
     finally:
         g.close()
     assert state_json(game)["cash"] == {"trex": 1700, "racecar": 1500}
+
+
+# --- the devices themselves (in this process) --------------------------------------------------
+
+@pytest.fixture
+def devices(daemon: PulseDaemon, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Any, Any]]:
+    """The real speaker and microphone (``banker.speech.audio``) on the private daemon."""
+    from banker.speech.audio import open_audio
+
+    monkeypatch.setenv("PULSE_RUNTIME_PATH", daemon.env["PULSE_RUNTIME_PATH"])
+    monkeypatch.setenv("PULSE_SERVER", daemon.env["PULSE_SERVER"])
+    player, mic = open_audio({}, 22050)
+    try:
+        yield player, mic
+    finally:
+        player.close()
+        mic.close()
+
+
+def _until(check: Callable[[], bool], timeout: float) -> float:
+    """Seconds until ``check()`` holds (fails after ``timeout``)."""
+    started = time.monotonic()
+    while not check():
+        assert time.monotonic() - started < timeout, "never happened"
+        time.sleep(0.02)
+    return time.monotonic() - started
+
+
+def test_a_dead_sound_server_is_noticed_at_once(daemon: PulseDaemon, devices: tuple[Any, Any]) -> None:
+    from banker.speech.audio import device_lost
+
+    player, mic = devices
+    _until(lambda: mic._last_callback is not None, 20)  # the microphone runs
+    assert not device_lost(player) and not device_lost(mic)
+    player.play(np.zeros(22050 * 5, dtype=np.int16))  # 5 s of sound queued
+    assert player.busy()
+    daemon.kill()
+    assert _until(lambda: device_lost(player) and device_lost(mic), 5) < 2
+    assert not player.busy()  # nothing waits for a speaker that isn't there
+    player.play(np.zeros(22050, dtype=np.int16))
+    assert not player.busy()
+
+
+def test_a_hung_microphone_is_noticed(daemon: PulseDaemon, devices: tuple[Any, Any]) -> None:
+    """The sound server stops answering (SIGSTOP) without closing anything: no callbacks."""
+    from banker.speech.audio import MIC_STALL, device_lost
+
+    _player, mic = devices
+    _until(lambda: mic._last_callback is not None, 20)
+    pid = int((daemon.runtime / "pid").read_text().split()[0])
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        took = _until(lambda: device_lost(mic), MIC_STALL + 5)
+        assert took >= MIC_STALL - 1.0, took  # not before it has been quiet for a while
+    finally:
+        os.kill(pid, signal.SIGCONT)
+
+
+def test_closing_is_not_losing(devices: tuple[Any, Any]) -> None:
+    from banker.speech.audio import device_lost
+
+    player, mic = devices
+    _until(lambda: mic._last_callback is not None, 20)
+    player.close()
+    mic.close()
+    time.sleep(0.3)
+    assert not device_lost(player) and not device_lost(mic)
