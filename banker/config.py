@@ -90,6 +90,8 @@ def validate(data: Mapping[str, Any], source: str) -> None:
         vm = asr.get("vosk_model")
         if vm is not None and not isinstance(vm, str):
             problems.append("asr.vosk_model must be a folder path")
+        if asr.get("denoise", "auto") not in ("auto", "on", "off"):
+            problems.append("asr.denoise must be auto, on or off")
     buttons = data.get("buttons", {})
     if not isinstance(buttons, dict) or not all(
             isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 6 for v in buttons.values()):

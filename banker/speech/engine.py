@@ -32,7 +32,7 @@ def make_engine(config: Mapping[str, Any], edition: Edition,
                 notify: Callable[[str], None] | None = None,
                 grammar: SpeechGrammar | None = None) -> Recognizer:
     """The recogniser the settings ask for, loaded for ``edition``."""
-    from banker.speech.pocketsphinx_asr import PocketsphinxRecognizer
+    from banker.speech.pocketsphinx_asr import PocketsphinxRecognizer, Tuning
 
     notify = notify or _stderr
     asr = config.get("asr") or {}
@@ -46,4 +46,4 @@ def make_engine(config: Mapping[str, Any], edition: Edition,
             if str(asr.get("on_missing_model", "fallback")) == "stop":
                 raise EngineError(f"{exc} Stopping, as asr.on_missing_model is stop.") from None
             notify(f"{exc} Using pocketsphinx instead.")
-    return PocketsphinxRecognizer(grammar)
+    return PocketsphinxRecognizer(grammar, Tuning(denoise=str(asr.get("denoise", "auto"))))
