@@ -55,6 +55,7 @@ from banker.rules.events import CashMoved
 from banker.rules.outcome import Line
 from banker.speech.audio import DEVICE_LOST, AudioError, AudioIn, AudioOut, device_lost
 from banker.speech.buttons import ButtonEvent, Buttons, TerminalKeys, input_devices, key_map
+from banker.speech.denoise import LiveCleaner
 from banker.speech.vad import EndOfSpeech, Utterance, VadSettings, speech_only
 
 Pcm = npt.NDArray[np.int16]
@@ -280,12 +281,14 @@ class Listener:
 
     def __init__(self, mic: AudioIn, player: AudioOut, beep: Pcm | None,
                  recognize: Callable[[Pcm, Expecting], tuple[str, float]],
-                 post: Callable[[Heard], None]) -> None:
+                 post: Callable[[Heard], None],
+                 cleaner: Callable[[], LiveCleaner | None] = lambda: None) -> None:
         self.mic = mic
         self.player = player
         self.beep = beep
         self.recognize = recognize
         self.post = post
+        self.cleaner = cleaner  # a noise filter fed while the player talks (None: off)
 
     def start(self, listening: Listening) -> None:
         threading.Thread(target=self._run, args=(listening,), name="listener", daemon=True).start()
@@ -308,6 +311,7 @@ class Listener:
                f"from {since - _T0:.3f})")
         self.mic.start_listening(since)
         guess: _Guess | None = None
+        clean = self.cleaner()
         try:
             while det.reason is None:
                 if ls._end is not None:
@@ -320,12 +324,16 @@ class Listener:
                         det.end("silence")  # a dead microphone must not hang the table
                     continue
                 det.feed(frame)
+                if clean is not None:
+                    clean.feed(frame)
+                elif (clean := self.cleaner()) is not None:  # loaded while listening: catch up
+                    clean.feed(det.utterance().audio.tobytes())
                 if (ls.early_guess and det.reason is None and det.in_speech
                         and det.quiet_frames == GUESS_AFTER_FRAMES):
                     # A pause: maybe the end. Recognise what we have while the hang-over
                     # runs; if no more speech comes, the answer is ready when the turn ends.
-                    guess = _Guess(self.recognize, speech_only(det.utterance()), ls.expecting,
-                                   det.last_voiced)
+                    guess = _Guess(self.recognize, _decodable(det.utterance(), clean, False),
+                                   ls.expecting, det.last_voiced)
         finally:
             self.mic.stop_listening()
         ls.ended_at = time.monotonic()
@@ -339,11 +347,22 @@ class Listener:
                 if guess is not None and guess.last_voiced == det.last_voiced:
                     text, conf = guess.result()  # nothing was said after the pause
                 else:
-                    text, conf = self.recognize(speech_only(utt), ls.expecting)
+                    text, conf = self.recognize(_decodable(utt, clean, True), ls.expecting)
             except Exception:  # a recogniser hiccup is "sorry?", not a crash
                 text, conf = "", 0.0
         _trace(f"recognised {text!r} ({conf:.2f}) in {time.monotonic() - ls.ended_at:.3f} s")
         self.post(Heard(ls, utt, text, conf, time.monotonic()))
+
+
+def _decodable(utt: Utterance, clean: LiveCleaner | None, final: bool) -> Pcm:
+    """The speech to decode: the noise-filtered audio when the room is noisy."""
+    raw = speech_only(utt)
+    if clean is None or not clean.wanted(raw):
+        _trace("noise filter: " + ("not loaded" if clean is None else "not needed"))
+        return raw
+    _trace("noise filter: on")
+    audio = clean.finish(len(utt.audio)) if final else clean.so_far(len(utt.audio))
+    return speech_only(replace(utt, audio=audio))
 
 
 class _Guess:
@@ -447,6 +466,8 @@ class VoiceIO:
     _own_tts: bool = False
     _recognizers: dict[str, Recognizer] = field(default_factory=dict)
     _speaker: Speaker | None = None
+    _denoiser: tuple[Any, str] | None = None  # (Denoiser, mode) once loaded
+    _denoiser_loaded: threading.Event = field(default_factory=threading.Event)
     beep: Pcm | None = None
     effects: dict[str, Pcm] = field(default_factory=dict)
     timings: list[TurnTiming] = field(default_factory=list)
@@ -489,7 +510,9 @@ class VoiceIO:
             return False
         rec = self.recognizer(edition)
         wait = getattr(rec, "ready", None)
-        return bool(wait(timeout)) if wait is not None else True
+        ok = bool(wait(timeout)) if wait is not None else True
+        self._denoiser_loaded.wait(timeout)
+        return ok
 
     def __post_init__(self) -> None:
         # made here, not on first use: two threads asking at once must not get two speakers
@@ -514,12 +537,42 @@ class VoiceIO:
             if self.recognizer_factory is None:
                 from banker.speech.asr_process import ProcessRecognizer
 
-                self._recognizers[edition.id] = ProcessRecognizer(self.config, edition)
+                asr = dict(self.config.get("asr") or {})
+                mode = str(asr.get("denoise", "auto"))
+                if mode != "off" and asr.get("engine", "pocketsphinx") == "pocketsphinx":
+                    # the noise filter runs here, on the audio as it comes in (LiveCleaner);
+                    # the recogniser gets audio already filtered when the room is noisy
+                    threading.Thread(target=self._load_denoiser, args=(mode,),
+                                     name="denoise-load", daemon=True).start()
+                    config = dict(self.config, asr=dict(asr, denoise="off"))
+                else:
+                    config = self.config
+                    self._denoiser_loaded.set()
+                self._recognizers[edition.id] = ProcessRecognizer(config, edition)
             else:
+                self._denoiser_loaded.set()  # the factory's engine filters noise itself
                 rec = _Serialised(self.recognizer_factory(edition))
                 threading.Thread(target=rec.warm, name="asr-warm", daemon=True).start()
                 self._recognizers[edition.id] = rec
         return self._recognizers[edition.id]
+
+    def _load_denoiser(self, mode: str) -> None:
+        from banker.speech.denoise import Denoiser, DenoiseUnavailable
+
+        try:
+            self._denoiser = (Denoiser(), mode)
+            _trace("noise filter loaded")
+        except DenoiseUnavailable as exc:
+            _trace(f"noise filter unavailable: {exc}")
+            self._denoiser = None
+        finally:
+            self._denoiser_loaded.set()
+
+    def cleaner(self) -> LiveCleaner | None:
+        """A noise filter for one utterance (None: off, or not loaded yet)."""
+        if self._denoiser is None:
+            return None
+        return LiveCleaner(self._denoiser[0], self._denoiser[1])
 
     # -- the devices going away ----------------------------------------------------------------
     def watch(self, every: float = WATCH_EVERY) -> None:
@@ -688,7 +741,7 @@ class VoiceLoop:
         io.live_keys = self._live_key
         self.recognizer = io.recognizer(session.edition)
         self.listener = Listener(io.mic, io.player, io.beep, self.recognizer.recognize,
-                                 lambda h: io.events.put(h))
+                                 lambda h: io.events.put(h), io.cleaner)
         if warm_ahead:
             self._fixed_phrases()
 
@@ -925,7 +978,8 @@ def join_by_voice(io: VoiceIO, edition: Edition, out: TextIO) -> str:
     recognizer = io.recognizer(edition)
     vad = VadSettings.from_config(io.config.get("audio") or {})
     vad = replace(vad, no_speech_seconds=min(2.5, vad.no_speech_seconds))
-    listener = Listener(io.mic, io.player, io.beep, recognizer.recognize, lambda h: io.events.put(h))
+    listener = Listener(io.mic, io.player, io.beep, recognizer.recognize, lambda h: io.events.put(h),
+                        io.cleaner)
     joined: list[tuple[str, str]] = []  # (key, token)
     last_join: float | None = None
     listening: Listening | None = None

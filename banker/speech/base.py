@@ -172,5 +172,12 @@ def background_db(pcm: Pcm) -> float:
     speech in a silent room or a digital clip, 10-30 with a fan, a kettle or chatter behind."""
     if len(pcm) < RATE // 10:
         return 0.0
-    env = _envelope_db(pcm)
+    hop = RATE // 100
+    n = len(pcm) // hop
+    live = np.any(pcm[: n * hop].reshape(n, hop) != 0, axis=1)
+    if not live.any():
+        return 0.0
+    # frames of exact digital silence (a virtual sound card before the sound starts, a
+    # padded clip) say nothing about the room: a real microphone never gives them
+    env = _envelope_db(pcm)[live]
     return float(np.percentile(env, 98) - np.percentile(env, 10))
