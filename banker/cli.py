@@ -56,7 +56,20 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="speech benchmarks")
     b.add_argument("--quick", action="store_true")
     b.add_argument("--out", type=Path)
+    b.add_argument("--commands", type=_count, help="commands in the dev set (default 1000; 40 quick)")
+    b.add_argument("--chatter", type=_count, help="chatter lines (default 300; 15 quick)")
     return p
+
+
+def _count(text: str) -> int:
+    """A positive whole number for an option (argparse turns the error into exit 2)."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive whole number")
+    return n
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -103,7 +116,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         if args.cmd == "bench":
             from banker.tools.bench import run_bench
 
-            return run_bench(args.quick, args.out)
+            return run_bench(args.quick, args.out, size=(args.commands, args.chatter))
     except (UsageError, JournalError) as exc:
         raise _UserError(str(exc)) from None
     return 2

@@ -360,13 +360,15 @@ def _f(x: float | None) -> str:
     return "-" if x is None else f"{x:g}"
 
 
-def run_bench(quick: bool, out: Path | None, stream: TextIO | None = None) -> int:
+def run_bench(quick: bool, out: Path | None, stream: TextIO | None = None,
+              size: tuple[int | None, int | None] = (None, None)) -> int:
     stream = stream or sys.stdout
     if not clips.have_espeak():
         print("banker: bench needs espeak-ng and sox (apt-get install espeak-ng sox).",
               file=sys.stderr)
         return 2
     n_cmd, n_chat, n_focus = (40, 15, 8) if quick else (1000, 300, 60)
+    n_cmd, n_chat = size[0] or n_cmd, size[1] or n_chat  # --commands / --chatter
     conditions = QUICK_CONDITIONS if quick else CONDITIONS
     items = dev_set(n_cmd, n_chat, n_focus)
     base_items = [it for it in items if it.focus == "any"]
