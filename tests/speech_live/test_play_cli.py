@@ -138,14 +138,15 @@ def test_keyboard_flag_never_touches_audio(tmp_path: Path) -> None:
 
 
 def test_a_command_in_a_noisy_room(sound_card: SoundCard, said, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    """A loud fan-like hiss, 10 dB under the voice: the live loop filters the noise while the player
-    talks (LiveCleaner) and the command is understood; pocketsphinx alone mostly fails here."""
+    """A loud fan-like hiss, 10 dB under the voice: the live loop filters the noise while the
+    player talks (LiveCleaner) and the commands are understood (pocketsphinx alone gets about
+    six in ten commands right at this level). A "did you say…?" must name the right thing."""
     import numpy as np
 
     from banker.tools import clips
 
     noisy = {}
-    for text in ("pay rent on Baltic Avenue", "collect two hundred"):
+    for text in ("pay rent on Baltic Avenue", "buy Mediterranean Avenue"):
         pcm = clips.read_pcm(said(text, silence=0.6))
         noisy[text] = tmp_path / f"{len(noisy)}.wav"
         clips.write_wav(noisy[text], clips.mix(pcm, "pink", 10, np.random.default_rng(len(noisy))))
@@ -155,9 +156,19 @@ def test_a_command_in_a_noisy_room(sound_card: SoundCard, said, tmp_path: Path) 
     play.wait_for(r"Welcome to Monopoly[^\n]*\n> ")
     play.send("racecar: buy baltic avenue")
     play.wait_for(r"M60[^\n]*")
-    _spoken_command(sound_card, play, "2", noisy["pay rent on Baltic Avenue"], r"M4\b[^\n]*")
-    _spoken_command(sound_card, play, "1", noisy["collect two hundred"], r"M1,6\d\d[^\n]*")
+    for key, text, reply in (("2", "pay rent on Baltic Avenue", r"M4\b[^\n]*"),
+                             ("1", "buy Mediterranean Avenue", r"M1,384")):
+        mark = play.mark()
+        play.send(key)
+        time.sleep(0.4)
+        sound_card.speak_into_mic(noisy[text])
+        got = play.wait_for(rf"{reply}|Did you say[^\n]*", start=mark)
+        if got.startswith("Did you say"):
+            assert text.split()[-2] in got, got  # the question is about the right street
+            mark = play.mark()
+            play.send(key)
+            play.wait_for(reply, start=mark)
     rc, err = play.finish()
     assert rc == 0, err
     cash = _state(game, env)["cash"]
-    assert cash == {"racecar": 1644, "dog": 1496}, cash
+    assert cash == {"racecar": 1384, "dog": 1496}, cash
