@@ -18,7 +18,7 @@ state after every journal write, so after the kill:
 * on ``--resume``, Mr. Monopoly repeats the last transaction and says what dialogue (auction,
   question) was interrupted; the file is never reported damaged.
 
-Default: 39 kills spread over the editions (about 50 s); ``--slow``: 100 per edition.
+Default: 51 kills spread over the editions (about 65 s); ``--slow``: 100 per edition.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ from .support import (
 )
 
 EDITIONS = available_editions()
-DEFAULT_KILLS = 39  # in total over all editions, for the default (CI) run
+DEFAULT_KILLS = 51  # in total over all editions, for the default (CI) run (the issue asks for 50+)
 SLOW_KILLS = 100  # per edition with --slow
 TAIL_DAMAGE = {PARTIAL_FRAME, UNCOMMITTED, LAST_WRITE}
 KILL_STATS: dict[str, dict[str, int]] = {}  # edition -> what the kills hit (printed with -s)
