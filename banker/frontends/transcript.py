@@ -206,7 +206,7 @@ def _step(index: int, node: yaml.Node, ed: Edition, players: list[str], options:
 
 
 def _token(value: str, players: list[str], where: str) -> str:
-    if value.isdigit() and 1 <= int(value) <= len(players):
+    if value.isdecimal() and 1 <= int(value) <= len(players):
         return players[int(value) - 1]
     if value not in players:
         raise Malformed(f"{where}: unknown token or step kind {value!r}")

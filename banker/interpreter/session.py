@@ -965,7 +965,7 @@ class Session:
     def _seat(self, who: str) -> str:
         """A token id from a token id, a name or a seat number (1 = first in turn order)."""
         w = who.strip().lower()
-        if w.isdigit() and 1 <= int(w) <= len(self.state.order):
+        if w.isdecimal() and 1 <= int(w) <= len(self.state.order):
             return self.state.order[int(w) - 1]
         for t in self.edition.tokens:
             if w in (t.id, t.name.lower()) or normalize(w) in (normalize(t.name), normalize(t.id)):

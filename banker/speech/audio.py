@@ -142,7 +142,7 @@ def _device(value: Any) -> Any:
     """Config value -> sounddevice device: None (default), an index, or a name."""
     if value is None or value == "":
         return None
-    if isinstance(value, int) or (isinstance(value, str) and value.isdigit()):
+    if isinstance(value, int) or (isinstance(value, str) and value.isdecimal()):
         return int(value)
     return str(value)
 
