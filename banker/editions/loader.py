@@ -52,7 +52,9 @@ class EditionError(Exception):
         super().__init__(f"{source}: " + "; ".join(errors))
 
     def sentence(self) -> str:
-        return f"The edition file {self.source} is broken: " + "; ".join(self.errors) + "."
+        text = f"The edition file {self.source} is broken: " + "; ".join(self.errors) + "."
+        # one line, whatever the file's keys hold (a key may be "\n" or a control code)
+        return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 
 
 def editions_dir() -> Path:
