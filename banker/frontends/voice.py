@@ -557,14 +557,12 @@ class VoiceIO:
         return self._recognizers[edition.id]
 
     def _load_denoiser(self, mode: str) -> None:
-        from banker.speech.denoise import Denoiser, DenoiseUnavailable
+        from banker.speech import denoise
 
         try:
-            self._denoiser = (Denoiser(), mode)
-            _trace("noise filter loaded")
-        except DenoiseUnavailable as exc:
-            _trace(f"noise filter unavailable: {exc}")
-            self._denoiser = None
+            d = denoise.load(mode)
+            self._denoiser = None if d is None else (d, mode)
+            _trace("noise filter " + ("unavailable" if d is None else "loaded"))
         finally:
             self._denoiser_loaded.set()
 

@@ -22,11 +22,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from banker.speech.base import Pcm
+from banker.speech.base import Pcm, background_db
 
 RATIO = 3  # 16 kHz <-> 48 kHz
 DELAY_48K = 1440  # DeepFilterNet3: STFT overlap (480) + two frames of look-ahead (960)
 ATTEN_LIMIT_DB = 100.0  # how far noise may be pushed down (100: as far as the model likes)
+BELOW_DB = 45.0  # "auto": filter when the speech stands less than this above the room
 
 F32 = npt.NDArray[np.float32]
 
@@ -90,24 +91,15 @@ class Denoiser:
     time (the model keeps state between frames, so one stream runs at a time)."""
 
     def __init__(self, atten_limit_db: float = ATTEN_LIMIT_DB) -> None:
-        self._lib = _library()
-        self._atten = atten_limit_db
-        self._state: Any = None
-        self._lock = threading.Lock()
-        self.frame = 0
-        self._model()
-
-    def _model(self) -> Any:
         # One model state for the process: creating one takes ~0.45 s (it unpacks the
         # model), far too slow per utterance. Its running noise estimate carries from one
         # utterance to the next, which suits a room whose noise changes slowly.
-        if self._state is None:
-            lib = self._lib.lib
-            self._state = lib.df_create(self._lib.model, self._atten, None)
-            if not self._state:
-                raise DenoiseUnavailable("The noise filter's model could not be loaded.")
-            self.frame = int(lib.df_get_frame_length(self._state))
-        return self._state
+        self._lib = _library()
+        self._lock = threading.Lock()
+        self._state: Any = self._lib.lib.df_create(self._lib.model, atten_limit_db, None)
+        if not self._state:
+            raise DenoiseUnavailable("The noise filter's model could not be loaded.")
+        self.frame = int(self._lib.lib.df_get_frame_length(self._state))
 
     def stream(self) -> DenoiseStream:
         return DenoiseStream(self)
@@ -118,20 +110,14 @@ class Denoiser:
         out = [s.feed(pcm), s.finish()]
         return np.concatenate(out)[: len(pcm)].astype(np.int16)
 
-    def close(self) -> None:
-        if self._state is not None:
-            self._lib.lib.df_free(self._state)
-            self._state = None
-
 
 class DenoiseStream:
     """Feed 16 kHz int16 blocks as they are recorded; get 16 kHz int16 back, in step (the
-    output lags the input by the model's 20 ms delay until ``finish``)."""
+    output lags the input by the model's 30 ms delay until ``finish``)."""
 
     def __init__(self, owner: Denoiser) -> None:
         self._owner = owner
-        with owner._lock:
-            self._st = owner._model()
+        self._st = owner._state
         self._n = owner.frame
         self._up, self._down = _Fir(_taps()), _Fir(_taps())
         self._pending = np.zeros(0, np.float32)  # 48 kHz input not yet a whole frame
@@ -184,7 +170,7 @@ class LiveCleaner:
     ~0.7 s before Mr. Monopoly could answer). Whether the clean or the raw audio is decoded
     is decided as the recogniser decides it for a whole clip (``wanted``)."""
 
-    def __init__(self, denoiser: Denoiser, mode: str = "auto", below_db: float = 45.0) -> None:
+    def __init__(self, denoiser: Denoiser, mode: str = "auto", below_db: float = BELOW_DB) -> None:
         self._stream = denoiser.stream()
         self._parts: list[Pcm] = []
         self._mode, self._below = mode, below_db
@@ -194,7 +180,7 @@ class LiveCleaner:
         self._parts.append(self._stream.feed(np.frombuffer(frame, dtype=np.int16)))
 
     def so_far(self, n: int) -> Pcm:
-        """The first ``n`` samples cleaned (the last ~20 ms, still inside the model, as
+        """The first ``n`` samples cleaned (the last ~30 ms, still inside the model, as
         silence: used for an early decode at a pause, where they are quiet anyway)."""
         got = np.concatenate(self._parts) if self._parts else np.zeros(0, np.int16)
         if len(got) < n:
@@ -208,6 +194,21 @@ class LiveCleaner:
         return self.so_far(n)
 
     def wanted(self, raw_speech: Pcm) -> bool:
-        from banker.speech.base import background_db
+        return wanted(raw_speech, self._mode, self._below)
 
-        return self._mode == "on" or background_db(raw_speech) < self._below
+
+def load(mode: str) -> Denoiser | None:
+    """The noise filter for ``asr.denoise`` ``mode``, or None when it is off or can't load
+    here (recognition goes on without it)."""
+    if mode == "off":
+        return None
+    try:
+        return Denoiser()
+    except DenoiseUnavailable:
+        return None
+
+
+def wanted(pcm: Pcm, mode: str, below_db: float = BELOW_DB) -> bool:
+    """Whether ``pcm`` should be filtered: "on" always; "auto" when the room is noisy (the
+    speech stands less than ``below_db`` above the background); "off" never."""
+    return mode == "on" or (mode == "auto" and background_db(pcm) < below_db)

@@ -24,7 +24,9 @@ import numpy as np
 import yaml
 
 from banker.paths import grammars_dir
-from banker.speech.base import RATE, Heard, Pcm, WordScore, background_db, speech_span
+from banker.speech import denoise
+from banker.speech.base import RATE, Heard, Pcm, WordScore, speech_span
+from banker.speech.denoise import BELOW_DB, wanted
 from banker.speech.grammar import SpeechGrammar
 
 FRAME_S = 0.01
@@ -140,7 +142,7 @@ class Tuning:
     # noise suppression (banker.speech.denoise) before decoding: "auto" when the speech stands
     # less than denoise_below_db above the background, "on" always, "off" never
     denoise: str = "auto"
-    denoise_below_db: float = 45.0
+    denoise_below_db: float = BELOW_DB
     trim: bool = True  # decode only the loudest stretch of speech (see base.speech_span)
     # confidence = logistic(bias + w_margin * margin + w_path * path), where path is the
     # grammar path's score per speech frame relative to the best senone in each frame, and
@@ -191,7 +193,7 @@ class PocketsphinxRecognizer:
             os.unlink(path)
         self._searches: set[str] = set()
         self._cmn0 = self.decoder.get_cmn()
-        self.denoiser = _denoiser(self.tuning.denoise)
+        self.denoiser = denoise.load(self.tuning.denoise)
         if self.tuning.word_loop:
             words = sorted(grammar.words)
             stay = self.tuning.loop_penalty
@@ -238,8 +240,8 @@ class PocketsphinxRecognizer:
         pcm = np.asarray(pcm, dtype=np.int16)
         if len(pcm) < RATE // 10:
             return Heard("", 0.0, engine=self.engine, focus=focus)
-        if self.denoiser is not None and (self.tuning.denoise == "on" or
-                                          background_db(pcm) < self.tuning.denoise_below_db):
+        if self.denoiser is not None and wanted(pcm, self.tuning.denoise,
+                                                 self.tuning.denoise_below_db):
             pcm = self.denoiser.process(pcm)
         if self.tuning.trim:
             lo, hi = speech_span(pcm)
@@ -295,18 +297,6 @@ class PocketsphinxRecognizer:
                             for w in words)
         text = self.grammar.to_written(" ".join(_word(w[0]) for w in words))
         return Heard(text, conf, word_scores, self.engine, focus, time.perf_counter() - t0, details)
-
-
-def _denoiser(mode: str) -> Any:
-    """The noise filter, or None when it is off or can't load here (decoding goes on without)."""
-    if mode == "off":
-        return None
-    from banker.speech.denoise import Denoiser, DenoiseUnavailable
-
-    try:
-        return Denoiser()
-    except DenoiseUnavailable:
-        return None
 
 
 def _edits(a: list[str], b: list[str]) -> int:
