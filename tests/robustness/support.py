@@ -195,6 +195,16 @@ class Action:
         return self.text if self.kind == "line" else (
             f"<{self.kind} {self.seconds}>" if self.seconds else f"<{self.kind}>")
 
+    def apply(self, session: Session) -> None:
+        """Do it at an in-process table: type the line, or let the time pass (7 s closes an
+        auction)."""
+        if self.kind == "line":
+            handle_line(self.text, session, io.StringIO())
+        else:
+            session.begin_step()
+            session.advance(7.0 if self.kind == "close" else self.seconds)
+            session.finish_step()
+
 
 class Actor:
     """Picks what happens next at the table, looking at the game like the players do."""
@@ -534,36 +544,31 @@ class PtyGame:
 
     def until_prompt(self, timeout: float = 30.0) -> list[str]:
         """Lines up to the next prompt (the answer to what was typed)."""
-        lines: list[str] = []
-        end = time.monotonic() + timeout
-        while True:
-            while self.consumed < len(self.events):
-                kind, text = self.events[self.consumed]
-                self.consumed += 1
-                if kind == "prompt":
-                    return lines
-                lines.append(text)
-            left = end - time.monotonic()
-            if left <= 0:
-                raise TimeoutError(f"no prompt within {timeout}s; got {lines!r} {self.raw!r}")
-            if not self._pump(min(left, 0.5)):
-                raise EOFError(f"banker ended: {lines!r}; stderr: {self.stderr()}")
+        return self._read_until(lambda kind, _text: kind == "prompt", timeout, "no prompt",
+                                keep_last=False)
 
     def until_line(self, want: Callable[[str], bool], timeout: float = 15.0) -> list[str]:
         """Lines (prompts skipped) up to and including the first one ``want`` accepts."""
+        return self._read_until(lambda kind, text: kind == "line" and want(text), timeout,
+                                "line not seen", keep_last=True)
+
+    def _read_until(self, stop: Callable[[str, str], bool], timeout: float, missing: str,
+                    keep_last: bool) -> list[str]:
+        """Consume events until ``stop(kind, text)``; the lines read on the way (and the
+        stopping one when ``keep_last``). A timeout or the end of banker is an error."""
         lines: list[str] = []
         end = time.monotonic() + timeout
         while True:
             while self.consumed < len(self.events):
                 kind, text = self.events[self.consumed]
                 self.consumed += 1
+                if stop(kind, text):
+                    return [*lines, text] if keep_last else lines
                 if kind == "line":
                     lines.append(text)
-                    if want(text):
-                        return lines
             left = end - time.monotonic()
             if left <= 0:
-                raise TimeoutError(f"line not seen within {timeout}s; got {lines!r}")
+                raise TimeoutError(f"{missing} within {timeout}s; got {lines!r} {self.raw!r}")
             if not self._pump(min(left, 0.5)):
                 raise EOFError(f"banker ended: {lines!r}; stderr: {self.stderr()}")
 

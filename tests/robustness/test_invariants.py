@@ -20,7 +20,6 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -106,15 +105,6 @@ def _game(edition_id: str, players: list[str], seed: int) -> Iterator[tuple[Sess
             gf.close()
 
 
-def _step(session: Session, action: Any) -> None:
-    if action.kind == "line":
-        handle_line(action.text, session, io.StringIO())
-    else:
-        session.begin_step()
-        session.advance(7.0 if action.kind == "close" else action.seconds)
-        session.finish_step()
-
-
 def _check_undo(session: Session, gf: CheckedJournal, before: GameState, tx: Transaction,
                 ch: HypothesisChooser, log: list[str]) -> None:
     """Undo the transaction just made and compare with the state before it; then redo nothing."""
@@ -150,7 +140,7 @@ def _play(data: st.DataObject, edition_id: str) -> None:
             log.append(str(action))
             before = _committed(session)  # a betting round's stakes aren't part of it yet
             count = len(session.history)
-            _step(session, action)
+            action.apply(session)
             problems = check(session.state, session.total)
             assert not problems, f"{problems} after {log}"
             held = session.hold is not None

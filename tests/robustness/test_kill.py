@@ -388,21 +388,22 @@ def test_a_kill_during_a_question_is_told_once_on_resume(name: str, tmp_path: Pa
     finally:
         g.close()
     assert state_json(game) == before
+    greeting = _resume_greeting(game, env)
+    told = [ln for ln in greeting if "interrupted" in ln.lower()]
+    assert len(told) == 1, greeting
+    if name == "undo agreement":
+        assert "nothing was undone" in told[0], told
+    assert state_json(game) == before
+    again = _resume_greeting(game, env)
+    assert not [ln for ln in again if "interrupted" in ln.lower()], again
+
+
+def _resume_greeting(game: Path, env: dict[str, str]) -> list[str]:
+    """What ``banker play --resume`` says before its first prompt (then Ctrl-D)."""
     g = PtyGame(["play", "--keyboard", "--resume", "--game", str(game)], env=env)
     try:
         greeting = g.until_prompt()
         g.end_input()
     finally:
         g.close()
-    told = [ln for ln in greeting if "interrupted" in ln.lower()]
-    assert len(told) == 1, greeting
-    if name == "undo agreement":
-        assert "nothing was undone" in told[0], told
-    assert state_json(game) == before
-    g = PtyGame(["play", "--keyboard", "--resume", "--game", str(game)], env=env)
-    try:
-        again = g.until_prompt()
-        g.end_input()
-    finally:
-        g.close()
-    assert not [ln for ln in again if "interrupted" in ln.lower()], again
+    return greeting

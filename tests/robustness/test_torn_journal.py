@@ -19,7 +19,6 @@ Through the command line: ``--resume`` says "kept everything up to transaction N
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import random
@@ -33,7 +32,6 @@ import pytest
 
 from banker.editions import available_editions
 from banker.editions.loader import editions_dir
-from banker.frontends.keyboard import handle_line
 from banker.interpreter.session import Session, VirtualClock
 from banker.journal import GameFile, JournalError
 from banker.journal.sqlite import Header, scan_wal
@@ -90,13 +88,7 @@ class Built:
 def _play(session: Session, actor: Actor, rng: random.Random, steps: int) -> None:
     ch = RandomChooser(rng)
     for _ in range(steps):
-        action = actor.next(ch, session)
-        if action.kind == "line":
-            handle_line(action.text, session, io.StringIO())
-        else:
-            session.begin_step()
-            session.advance(7.0 if action.kind == "close" else action.seconds)
-            session.finish_step()
+        actor.next(ch, session).apply(session)
 
 
 def build(tmp: Path, edition_id: str, layout: str, rng: random.Random) -> Built:
