@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from banker.editions.model import Edition
 from banker.interpreter.hearing import Hearing, judge
 from banker.interpreter.replies import Replies, load_replies
+from banker.ledger import Journal, JournalWriteError, Transaction
 from banker.nlu.matcher import Ambiguous, Match, Matcher, NotRecognized, Recognized
 from banker.nlu.normalize import PLACEHOLDER, normalize, with_placeholders
 from banker.rules import (
@@ -70,33 +71,6 @@ class VirtualClock:
 
     def now(self) -> float:
         return self.t
-
-
-@dataclass
-class Transaction:
-    """One journal entry: a command (or a whole dialogue) and the events it caused."""
-
-    player: str | None
-    intent: str
-    slots: dict[str, Any]
-    events: list[Event]
-    said: list[str]
-    participants: list[str]
-    seq: int = 0
-
-
-class JournalWriteError(Exception):
-    """The journal could not store a transaction (e.g. the disk is full)."""
-
-    def __init__(self, code: str = "journal_error") -> None:
-        self.code = code
-        super().__init__(code)
-
-
-class Journal(Protocol):
-    def append(self, tx: Transaction) -> int: ...
-    def append_undo(self, target: int, player: str | None) -> int: ...
-    def note(self, kind: str, text: str) -> None: ...
 
 
 @dataclass

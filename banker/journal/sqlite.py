@@ -57,7 +57,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from banker.interpreter.session import JournalWriteError, Transaction
+from banker.ledger import JournalWriteError, Transaction
 from banker.paths import user_data_dir
 from banker.rules.events import event_from_json
 

@@ -33,7 +33,8 @@ from banker.editions import load_edition
 from banker.editions.model import Edition
 from banker.frontends.keyboard import handle_line
 from banker.interpreter.replies import Replies
-from banker.interpreter.session import Session, Transaction, VirtualClock
+from banker.interpreter.session import Session, VirtualClock
+from banker.ledger import Transaction
 from banker.nlu.matcher import Matcher
 from banker.nlu.templates import load_grammar
 from banker.rules import Line, fold

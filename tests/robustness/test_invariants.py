@@ -28,9 +28,10 @@ from hypothesis import strategies as st
 from banker.editions import available_editions
 from banker.editions.loader import editions_dir
 from banker.frontends.keyboard import handle_line
-from banker.interpreter.session import Session, Transaction, VirtualClock
+from banker.interpreter.session import Session, VirtualClock
 from banker.journal import GameFile
 from banker.journal.sqlite import Header
+from banker.ledger import Transaction
 from banker.rules import apply
 from banker.rules.invariants import check
 from banker.rules.state import GameState

@@ -33,9 +33,9 @@ import pytest
 
 from banker.editions import available_editions, load_edition
 from banker.editions.model import Edition
-from banker.interpreter.session import Transaction
 from banker.journal import GameFile
 from banker.journal.sqlite import LAST_WRITE, PARTIAL_FRAME, UNCOMMITTED
+from banker.ledger import Transaction
 
 from .support import (
     Action,
