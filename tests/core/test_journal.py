@@ -12,8 +12,7 @@ import pytest
 from banker.editions import load_edition
 from banker.editions.loader import editions_dir
 from banker.interpreter.session import Session
-from banker.journal import GameFile, JournalError, JournalLocked
-from banker.journal.sqlite import Header
+from banker.journal import GameFile, Header, JournalError, JournalLocked
 
 
 def new_game(path: Path, players: list[str] | None = None) -> tuple[GameFile, Session, list[str]]:

@@ -1,6 +1,6 @@
 """A power cut mid-write: the journal's files are cut short or end in garbage.
 
-What "torn" means for SQLite in WAL mode is written down in ``banker/journal/sqlite.py``.
+What "torn" means for SQLite in WAL mode is written down in ``banker/journal/wal.py``.
 These tests build real journals by playing random games, copy the files *while the game is
 open* (what the disk holds at a power cut: main file + ``-wal``), damage the copy and resume:
 
@@ -33,8 +33,7 @@ import pytest
 from banker.editions import available_editions
 from banker.editions.loader import editions_dir
 from banker.interpreter.session import Session, VirtualClock
-from banker.journal import GameFile, JournalError
-from banker.journal.sqlite import Header, scan_wal
+from banker.journal import GameFile, Header, JournalError, scan_wal
 from banker.rules import fold, rules_for
 
 from .support import (

@@ -1,0 +1,154 @@
+"""Transactions ↔ journal rows: the JSON bodies, their checksums and the game's header.
+
+Pure (no files, no SQLite), so the same rules decide what an entry means whether it was read
+from a healthy file, a live game or a rebuilt image of a damaged one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from banker.journal.errors import JournalError
+from banker.ledger import Transaction
+from banker.rules.events import event_from_json
+
+FORMAT = "banker-journal-1"
+KINDS = ("tx", "undo", "note")
+Row = tuple[int, str, str, str, float]  # seq, kind, body, crc, at
+
+
+@dataclass
+class Header:
+    edition: str
+    edition_yaml: str
+    players: list[str]
+    options: dict[str, str]
+    seed: int
+
+
+@dataclass
+class Loaded:
+    header: Header
+    transactions: list[Transaction]
+    open_dialogue: str | None = None
+    dropped: int = 0  # entries read but unusable (bad checksum, unknown kind, bad events)
+    repaired_from: Path | None = None  # the original, kept as ``….damaged``, after a repair
+    notes: list[str] = field(default_factory=list)  # what the damage was, for the curious
+    kept: int = 0  # journal entries (transactions and undos) kept
+    undone_last: Transaction | None = None  # the last entry was an undo of this transaction
+    damaged: bool = False  # ``peek`` found damage it did not repair
+
+
+def crc(body: str) -> str:
+    """An entry's checksum: a damaged body is told from a good one entry by entry."""
+    return hashlib.sha256(body.encode()).hexdigest()[:16]
+
+
+def encode(body: dict[str, Any]) -> tuple[str, str]:
+    """An entry's stored text and its checksum."""
+    text = json.dumps(body, sort_keys=True)
+    return text, crc(text)
+
+
+def tx_body(tx: Transaction) -> dict[str, Any]:
+    """A transaction as the JSON object stored in its row (``seq`` is the row's key)."""
+    return {"player": tx.player, "intent": tx.intent, "slots": tx.slots,
+            "events": [e.to_json() for e in tx.events], "said": tx.said,
+            "participants": tx.participants}
+
+
+def undo_body(target: int, player: str | None) -> dict[str, Any]:
+    return {"target": target, "player": player}
+
+
+def note_body(kind: str, text: str) -> dict[str, Any]:
+    return {"kind": kind, "text": text}
+
+
+def meta_items(header: Header, extra: dict[str, str]) -> list[tuple[str, str]]:
+    """The header as the ``meta`` table's key/value rows (``extra``: when created or repaired)."""
+    return [("format", FORMAT), ("edition", header.edition), ("edition_yaml", header.edition_yaml),
+            ("players", json.dumps(header.players)), ("options", json.dumps(header.options)),
+            ("seed", str(header.seed)), *extra.items()]
+
+
+def header_from_meta(meta: dict[str, str], path: Path) -> Header:
+    """The game's header from its ``meta`` rows; a file that isn't a banker game is said so."""
+    if meta.get("format") != FORMAT:
+        raise JournalError(f"The file {path} is not a banker game.")
+    try:
+        players = json.loads(meta["players"])
+        options = json.loads(meta["options"])
+        if not isinstance(players, list) or not isinstance(options, dict):
+            raise ValueError
+        return Header(meta["edition"], meta["edition_yaml"], [str(p) for p in players],
+                      {str(k): str(v) for k, v in options.items()}, int(meta["seed"]))
+    except (KeyError, ValueError, TypeError):
+        raise JournalError(f"The file {path} is not a readable banker game.") from None
+
+
+def entry_ok(kind: str, body: str, checksum: str) -> bool:
+    """A known kind, an intact body and (for a transaction) events that parse."""
+    if kind not in KINDS or crc(body) != checksum:
+        return False
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return False
+    if not isinstance(data, dict):
+        return False
+    if kind == "tx":
+        try:
+            events = data["events"]
+            if not isinstance(events, list):
+                return False
+            for e in events:
+                event_from_json(e)
+        except (KeyError, ValueError, TypeError, AttributeError):
+            return False
+    if kind == "undo":
+        return isinstance(data.get("target"), int)
+    return True
+
+
+def valid_prefix(rows: list[Row]) -> tuple[list[Row], int]:
+    """The entries up to the first bad one, and how many were read but can't be used."""
+    for i, (_seq, kind, body, checksum, _at) in enumerate(rows):
+        if not entry_ok(kind, body, checksum):
+            return rows[:i], len(rows) - i
+    return rows, 0
+
+
+def from_rows(header: Header, rows: list[Row]) -> Loaded:
+    """The live transactions (undone ones left out) and the dialogue a crash interrupted."""
+    txs: list[Transaction] = []
+    undone: set[int] = set()
+    open_dialogue: str | None = None
+    kept = 0
+    undone_last: Transaction | None = None
+    for seq, kind, body, _crc, _at in rows:
+        data = json.loads(body)
+        if kind == "tx":
+            events = [event_from_json(e) for e in data["events"]]
+            txs.append(Transaction(data.get("player"), data.get("intent", ""), data.get("slots", {}),
+                                   events, list(data.get("said", [])),
+                                   list(data.get("participants", [])), seq))
+            open_dialogue = None
+            kept += 1
+            undone_last = None
+        elif kind == "undo":
+            undone.add(int(data["target"]))
+            open_dialogue = None
+            kept += 1
+            undone_last = next((t for t in txs if t.seq == int(data["target"])), None)
+        elif kind == "note":
+            if data.get("kind") == "dialogue_open":
+                open_dialogue = str(data.get("text", ""))
+            elif data.get("kind") == "dialogue_closed":
+                open_dialogue = None
+    return Loaded(header, [t for t in txs if t.seq not in undone], open_dialogue, kept=kept,
+                  undone_last=undone_last)
