@@ -6,7 +6,9 @@ A user's mistake gets one plain sentence on stderr, never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,36 +28,44 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
 
     play = sub.add_parser("play", help="play a game at the table")
-    play.add_argument("--edition")
-    play.add_argument("--players")
-    play.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    play.add_argument("--edition", metavar="ID",
+                      help="the edition to play (default voice-banking; `banker editions` lists them)")
+    play.add_argument("--players", metavar="T1,T2,…",
+                      help="tokens in turn order, e.g. racecar,dog (default: asked for at the start)")
+    play.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                      help="a rule option (`banker editions` lists them) or a setting such as "
+                      "asr.engine=vosk; may be repeated")
     play.add_argument("--keyboard", action="store_true", help="typed lines only, no audio")
-    play.add_argument("--game", type=Path)
-    play.add_argument("--resume", action="store_true")
+    play.add_argument("--game", type=Path, metavar="PATH",
+                      help="the game file (default: a new file in ~/.local/share/banker/games/)")
+    play.add_argument("--resume", action="store_true",
+                      help="continue the latest game (or --game PATH) exactly where it stopped")
 
     rp = sub.add_parser("replay", help="run transcripts")
-    rp.add_argument("files", nargs="+", type=Path)
-    rp.add_argument("--report", type=Path)
+    rp.add_argument("files", nargs="+", type=Path, metavar="FILE.yaml", help="transcripts to run")
+    rp.add_argument("--report", type=Path, metavar="FILE.json", help="also write every step to a JSON report")
 
     tr = sub.add_parser("transcribe", help="recognise WAV files")
-    tr.add_argument("--edition", default="voice-banking")
-    tr.add_argument("--json", action="store_true")
-    tr.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
-    tr.add_argument("wavs", nargs="+", type=Path)
+    tr.add_argument("--edition", default="voice-banking", metavar="ID",
+                    help="the edition whose names and rules the recogniser uses (default voice-banking)")
+    tr.add_argument("--json", action="store_true", help="one JSON object per file")
+    tr.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                    help="a rule option or a setting such as asr.engine=vosk; may be repeated")
+    tr.add_argument("wavs", nargs="+", type=Path, metavar="WAV", help="recordings to recognise")
 
     say = sub.add_parser("say", help="Mr. Monopoly says TEXT")
-    say.add_argument("text", nargs="+")
-    say.add_argument("--out", type=Path)
+    say.add_argument("text", nargs="+", help="what to say")
+    say.add_argument("--out", type=Path, metavar="FILE.wav", help="write a WAV file instead of speaking")
 
     st = sub.add_parser("state", help="print a game's state")
-    st.add_argument("--game", type=Path)
-    st.add_argument("--json", action="store_true")
+    st.add_argument("--game", type=Path, metavar="PATH", help="the game file (default: the latest game)")
+    st.add_argument("--json", action="store_true", help="the transcripts' expectation keys, as JSON")
 
     sub.add_parser("editions", help="list editions")
 
     b = sub.add_parser("bench", help="speech benchmarks")
-    b.add_argument("--quick", action="store_true")
-    b.add_argument("--out", type=Path)
+    b.add_argument("--quick", action="store_true", help="a small dev set, for a quick look")
+    b.add_argument("--out", type=Path, metavar="FILE.json", help="write the JSON report here")
     b.add_argument("--commands", type=_count, help="commands in the dev set (default 1000; 40 quick)")
     b.add_argument("--chatter", type=_count, help="chatter lines (default 300; 15 quick)")
     return p
@@ -73,8 +83,17 @@ def _count(text: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # the reader stopped reading (``banker state | head -3``): fine
+        _quiet_stdout()
+        return 0
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        _check_edition(getattr(args, "edition", None))
         return _dispatch(args)
     except KeyboardInterrupt:
         return 0
@@ -84,6 +103,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _UserError as exc:
         print(f"banker: {exc}", file=sys.stderr)
         return 2
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush doesn't raise again."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
+def _check_edition(edition: str | None) -> None:
+    """A mistyped edition id is a usage mistake, not a broken file: name the ones there are."""
+    if edition is None or edition in available_editions():
+        return
+    path = Path(edition)
+    if path.suffix in (".yaml", ".yml") and path.exists():
+        return  # an edition file of the user's own
+    *rest, last = available_editions()
+    known = f"{', '.join(rest)} and {last}" if rest else last
+    raise _UserError(f"There is no edition called {edition!r}; the editions are {known}.")
 
 
 class _UserError(Exception):
@@ -167,9 +206,9 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 def cmd_state(args: argparse.Namespace) -> int:
     from banker.editions.loader import parse_edition
-    from banker.interpreter.session import Session
     from banker.journal import GameFile, latest_game
     from banker.rules import fold, rules_for
+    from banker.state_text import state_lines
 
     path = args.game or latest_game()
     if path is None:
@@ -182,27 +221,10 @@ def cmd_state(args: argparse.Namespace) -> int:
     ed = parse_edition(loaded.header.edition_yaml, str(path))
     base = rules_for(ed).initial_state(loaded.header.players, loaded.header.options, loaded.header.seed)
     state = fold(base, [e for tx in loaded.transactions for e in tx.events])
-    view = state.view()
     if args.json:
-        print(json.dumps(view, indent=1))
+        print(json.dumps(state.view(), indent=1))
         return 0
-    _ = Session  # the same state a resumed session would have
-    print(f"{ed.name}: {', '.join(loaded.header.players)}")
-    for t in state.order:
-        p = state.players[t]
-        extras = ", ".join(f"{n} {k}" for k, n in p.items.items())
-        print(f"  {t}: {ed.fmt(p.cash)}{' (in jail)' if p.in_jail else ''}{' (out)' if p.out else ''}"
-              f"{' - ' + extras if extras else ''}")
-        for s in state.owned_by(t):
-            h = state.streets[s]
-            bits = [f"{h.houses} house" if h.houses else "", f"{h.hotels} hotel" if h.hotels else "",
-                    "mortgaged" if h.mortgaged else ""]
-            b = ", ".join(x for x in bits if x)
-            print(f"    {s}{' (' + b + ')' if b else ''}")
-    if state.bank is not None:
-        print(f"  bank: {ed.fmt(state.bank)}")
-    if state.game_over:
-        print(f"  game over; winner: {', '.join(state.winners)}")
+    print("\n".join(state_lines(state, loaded.header.players)))
     return 0
 
 
