@@ -1,4 +1,4 @@
-"""The ``banker`` command (``cli.md``). Exit status: 0 ok, 1 a check failed, 2 bad usage/input.
+"""The ``banker`` command (README, "Playing"). Exit status: 0 ok, 1 a check failed, 2 bad usage/input.
 
 A user's mistake gets one plain sentence on stderr, never a traceback.
 """

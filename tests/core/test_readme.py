@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import shlex
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -18,3 +20,24 @@ def test_ci_runs_the_readme_test_command() -> None:
     # the first two commands of the README are install+play and the tests
     first = [ln for ln in lines if ln.startswith("apt-get")]
     assert first[0].endswith("banker play") and first[1] == cmd
+
+
+def test_readme_and_docs_stand_on_their_own() -> None:
+    """A clone has no ../shared: what users and contributors need is in README.md and docs/."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    leaning = [p.name for p in pages if "../shared" in p.read_text() or "shared/spec" in p.read_text()]
+    assert leaning == []
+    linked = {m for p in pages for m in re.findall(r"`(docs/[\w./-]+\.md)`", p.read_text())}
+    assert "docs/transcripts.md" in linked
+    assert [m for m in linked if not (ROOT / m).is_file()] == []
+
+
+def test_the_readme_replay_example_covers_every_example_transcript() -> None:
+    """The README's `banker replay …` line, globbed from a clone's root, names every example
+    transcript (all of them pass in tests/test_transcripts.py) and none of the malformed ones."""
+    lines = [ln for ln in (ROOT / "README.md").read_text().splitlines()
+             if ln.startswith("banker replay tests/transcripts")]
+    assert len(lines) == 1, lines
+    files = {p for arg in shlex.split(lines[0])[2:] for p in ROOT.glob(arg)}
+    examples = {p for p in (ROOT / "tests" / "transcripts").rglob("*.yaml") if "malformed" not in p.parts}
+    assert files == examples and len(files) > 40
