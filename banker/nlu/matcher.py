@@ -135,7 +135,7 @@ class Matcher:
         streets = [(v, n) for n in self.edition.street_names + self.edition.foreign_streets
                    for v in street_variants(n)]
         players = [(normalize(a), t.id) for t in self.edition.tokens
-                   for a in {t.id, t.name, *t.aliases}]
+                   for a in dict.fromkeys((t.id, t.name, *t.aliases))]
         players = [(v.removeprefix("the "), c) for v, c in players]
         players = list(dict.fromkeys(players))
         return {"property": streets, "give": streets, "get": streets, "player": players,
