@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,7 +21,7 @@ from rapidfuzz import fuzz, process
 
 from banker.editions.model import Edition
 from banker.money import words_to_tokens
-from banker.nlu.normalize import PLACEHOLDER, normalize, with_placeholders
+from banker.nlu.normalize import PLACEHOLDER, normalize, times_variants, with_placeholders
 from banker.nlu.templates import Grammar, IntentSpec, load_grammar
 
 STREET, PLAYER = "@s", "@p"
@@ -71,25 +70,11 @@ def street_variants(name: str) -> list[str]:
     return out
 
 
-_X_TIMES = re.compile(r"^x(\d)$")
-_DIGIT_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
-
-
 def outcome_variants(written: str) -> list[str]:
     """How people type or say a spinner outcome: ``x2 pay out`` is also "times two pay out",
     "x two pay out", "2x pay out" and "two times pay out" (the recogniser's ``to_written``
     maps its own spoken forms back; typed text reaches the matcher as it was typed)."""
-    forms: list[list[str]] = [[]]
-    for w in normalize(written).split():
-        m = _X_TIMES.match(w)
-        if m is None:
-            alts = [[w]]
-        else:
-            n = m.group(1)
-            word = _DIGIT_WORDS[int(n)]
-            alts = [[w], ["times", word], ["x", word], [f"{n}x"], [word, "times"]]
-        forms = [f + a for f in forms for a in alts]
-    return [" ".join(f) for f in forms]
+    return times_variants(normalize(written).split(), typed=True)
 
 
 def literal_number_slot(value: int) -> str:
@@ -135,7 +120,7 @@ class Matcher:
         streets = [(v, n) for n in self.edition.street_names + self.edition.foreign_streets
                    for v in street_variants(n)]
         players = [(normalize(a), t.id) for t in self.edition.tokens
-                   for a in {t.id, t.name, *t.aliases}]
+                   for a in dict.fromkeys((t.id, t.name, *t.aliases))]
         players = [(v.removeprefix("the "), c) for v, c in players]
         players = list(dict.fromkeys(players))
         return {"property": streets, "give": streets, "get": streets, "player": players,

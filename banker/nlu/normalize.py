@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from banker.money import words_to_tokens
+from banker.money import number_words, words_to_tokens
 
 CONTRACTIONS = {
     "what's": "what is", "who's": "who is", "i'll": "i will", "i'm": "i am", "i'd": "i would",
@@ -57,3 +57,22 @@ def with_placeholders(text: str) -> tuple[str, list[int]]:
         else:
             out.append(word)
     return " ".join(out), values
+
+
+_X_TIMES = re.compile(r"^x(\d)$")
+
+
+def times_variants(words: list[str], typed: bool) -> list[str]:
+    """A spinner outcome's multiplier as people say it: ``x2 pay out`` -> "times two pay out"
+    and "x two pay out"; ``typed`` adds the written forms "x2", "2x" and "two times" too."""
+    forms: list[list[str]] = [[]]
+    for w in words:
+        m = _X_TIMES.match(w)
+        if m is None:
+            alts = [[w]]
+        else:
+            n, word = m.group(1), number_words(int(m.group(1)))
+            spoken = [["times", word], ["x", word]]
+            alts = [[w], *spoken, [f"{n}x"], [word, "times"]] if typed else spoken
+        forms = [f + a for f in forms for a in alts]
+    return [" ".join(f) for f in forms]

@@ -1,12 +1,13 @@
 """Command templates (``grammars/commands.yaml``) parsed once into one object that both
-expands every sentence (for the matcher and the recogniser grammars) and exports JSGF.
+expands every sentence (for the matcher and the recogniser grammars) and exports JSGF, both
+through the one walker (``banker.nlu.walk``).
 
-Syntax: words, ``(a | b)``, ``[optional]``, ``<rule>``, ``{slot}``. See the YAML's header.
+Syntax (``banker.nlu.syntax``): words, ``(a | b)``, ``[optional]``, ``<rule>``, ``{slot}``.
+See the YAML's header.
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,115 +15,15 @@ from typing import Any
 
 import yaml
 
+from banker.nlu import walk
 from banker.nlu.normalize import PLACEHOLDER, normalize
+from banker.nlu.numbers import NUMBER_SLOTS
+from banker.nlu.syntax import Alt, GrammarError, Node, RuleRef, Seq, Slot, Word, parse_template
 from banker.paths import grammars_dir
 
-NUMBER_SLOTS = frozenset({"amount", "number"})
+__all__ = ["Alt", "Expansion", "Grammar", "GrammarError", "IntentSpec", "Node", "RuleRef", "Seq",
+           "Slot", "Word", "load_grammar", "parse_template"]
 
-
-class GrammarError(Exception):
-    """A template file that can't be used."""
-
-
-# --- AST -----------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Word:
-    text: str
-
-
-@dataclass(frozen=True)
-class Slot:
-    name: str
-
-
-@dataclass(frozen=True)
-class RuleRef:
-    name: str
-
-
-@dataclass(frozen=True)
-class Seq:
-    items: tuple[Node, ...]
-
-
-@dataclass(frozen=True)
-class Alt:
-    options: tuple[Node, ...]
-    optional: bool = False
-
-
-Node = Word | Slot | RuleRef | Seq | Alt
-
-
-def parse_template(text: str) -> Node:
-    tokens = _tokenize(text)
-    pos, node = _parse_alt(tokens, 0, closer=None)
-    if pos != len(tokens):
-        raise GrammarError(f"unbalanced brackets in {text!r}")
-    return node
-
-
-def _tokenize(text: str) -> list[str]:
-    out: list[str] = []
-    buf = ""
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch in "()[]|":
-            if buf.strip():
-                out.extend(buf.split())
-            buf = ""
-            out.append(ch)
-        elif ch in "{<":
-            end = text.index("}" if ch == "{" else ">", i)
-            if buf.strip():
-                out.extend(buf.split())
-            buf = ""
-            out.append(text[i:end + 1])
-            i = end
-        else:
-            buf += ch
-        i += 1
-    if buf.strip():
-        out.extend(buf.split())
-    return out
-
-
-def _parse_alt(tokens: list[str], pos: int, closer: str | None) -> tuple[int, Node]:
-    options: list[Node] = []
-    seq: list[Node] = []
-    while pos < len(tokens):
-        t = tokens[pos]
-        if t == closer:
-            break
-        if t in (")", "]"):
-            raise GrammarError(f"unexpected {t!r}")
-        if t == "|":
-            options.append(Seq(tuple(seq)))
-            seq = []
-            pos += 1
-            continue
-        if t in ("(", "["):
-            pos, inner = _parse_alt(tokens, pos + 1, ")" if t == "(" else "]")
-            if pos >= len(tokens):
-                raise GrammarError("unclosed bracket")
-            pos += 1
-            if t == "[":
-                opts = inner.options if isinstance(inner, Alt) else (inner,)
-                seq.append(Alt(opts, optional=True))
-            else:
-                seq.append(inner)
-            continue
-        if t.startswith("{"):
-            seq.append(Slot(t[1:-1].strip()))
-        elif t.startswith("<"):
-            seq.append(RuleRef(t[1:-1].strip()))
-        else:
-            seq.append(Word(t))
-        pos += 1
-    options.append(Seq(tuple(seq)))
-    node: Node = options[0] if len(options) == 1 else Alt(tuple(options))
-    return pos, node
 
 
 # --- the grammar ---------------------------------------------------------------------------
@@ -161,54 +62,22 @@ class Grammar:
     def expand(self, intent: IntentSpec, values: Mapping[str, Sequence[tuple[str, str]]]
                ) -> Iterator[Expansion]:
         """Every sentence of ``intent``. ``values[slot]`` lists (spoken form, canonical value)."""
+        def slot(name: str) -> list[walk.Path]:
+            if name in NUMBER_SLOTS:
+                return [((PLACEHOLDER,), ((name, PLACEHOLDER),))]
+            return [((spoken,), ((name, canonical),)) for spoken, canonical in values.get(name, ())]
+
         for node in intent.sentences:
-            for words, slots in self._expand(node, values):
-                yield Expansion(" ".join(words), intent.name, tuple(slots))
+            for words, slots in walk.paths(node, self.rules, slot, _normal_words):
+                yield Expansion(" ".join(words), intent.name, slots)
 
-    def _expand(self, node: Node, values: Mapping[str, Sequence[tuple[str, str]]]
-                ) -> Iterator[tuple[list[str], list[tuple[str, str]]]]:
-        if isinstance(node, Word):
-            yield normalize(node.text).split(), []
-        elif isinstance(node, Slot):
-            if node.name in NUMBER_SLOTS:
-                yield [PLACEHOLDER], [(node.name, PLACEHOLDER)]
-                return
-            for spoken, canonical in values.get(node.name, ()):
-                yield [spoken], [(node.name, canonical)]
-        elif isinstance(node, RuleRef):
-            yield from self._expand(self.rules[node.name], values)
-        elif isinstance(node, Alt):
-            if node.optional:
-                yield [], []
-            for opt in node.options:
-                yield from self._expand(opt, values)
-        else:
-            parts = [list(self._expand(n, values)) for n in node.items]
-            for combo in itertools.product(*parts):
-                words: list[str] = []
-                slots: list[tuple[str, str]] = []
-                for w, s in combo:
-                    words.extend(w)
-                    slots.extend(s)
-                if len({k for k, _ in slots}) < len(slots):
-                    names = [k for k, _ in slots]
-                    # the same slot twice (never in our templates): keep the first
-                    slots = [s for i, s in enumerate(slots) if s[0] not in names[:i]]
-                yield words, slots
-
-    # --- JSGF export (pocketsphinx) -------------------------------------------------------
     def to_jsgf_body(self, node: Node) -> str:
-        if isinstance(node, Word):
-            return node.text
-        if isinstance(node, Slot):
-            return f"<{node.name}>"
-        if isinstance(node, RuleRef):
-            return f"<{node.name}>"
-        if isinstance(node, Alt):
-            inner = " | ".join(self.to_jsgf_body(o) for o in node.options)
-            return f"[{inner}]" if node.optional else f"({inner})"
-        return " ".join(self.to_jsgf_body(n) for n in node.items if
-                        not (isinstance(n, Seq) and not n.items)) or "<NULL>"
+        """The JSGF text of one template (pocketsphinx)."""
+        return walk.jsgf(node)
+
+
+def _normal_words(text: str) -> list[str]:
+    return normalize(text).split()
 
 
 def load_grammar(path: Path | None = None) -> Grammar:

@@ -10,7 +10,7 @@ import pytest
 from banker.editions import available_editions, load_edition
 from banker.money import number_words, parse_number
 from banker.nlu.matcher import Ambiguous, Recognized
-from banker.speech.grammar import FOCI, SpeechGrammar, _match, accepts, number_phrases
+from banker.speech.grammar import FOCI, SpeechGrammar, accepts, number_phrases
 from banker.speech.pocketsphinx_asr import pronunciations
 
 EDITIONS = [e for e in available_editions() if e != "classic-streets"]
@@ -27,7 +27,7 @@ def _producible(g: SpeechGrammar, intent: str, text: str) -> bool:
     """``text`` is a sentence of ``intent``'s own templates (the text matcher's view)."""
     words = text.split()
     spec = g.grammar.intents[intent]
-    return any(len(words) in _match(g, node, words, 0, "any") for node in spec.sentences)
+    return any(len(words) in g.reach(node, "any")(words, 0) for node in spec.sentences)
 
 
 @pytest.mark.parametrize("edition_id", EDITIONS)
