@@ -101,10 +101,12 @@
     fill("say-now", snap.say_now.map(h => el("li", {}, el("q", {text: h.say}), el("span", {text: h.what}))));
   }
 
+  const seen = window.bankerSeen = {};  // when each transaction first showed here (tests measure the delay)
   function log(snap) {
+    for (const t of snap.log) if (!(t.seq in seen)) seen[t.seq] = Date.now();
     fill("log", snap.log.map(t => {
       const text = t.undone ? el("del", {text: t.text}) : el("span", {text: t.text});
-      return el("li", {class: t.undone ? "undone" : null, "data-seq": String(t.seq)},
+      return el("li", {class: t.undone ? "undone" : null, "data-seq": String(t.seq), "data-at": String(t.at)},
         t.who ? el("span", {class: "who", text: t.who + ":"}) : null, text,
         t.undone ? el("span", {class: "undone-mark", text: "(undone)"}) : null);
     }));
@@ -115,7 +117,7 @@
     box.hidden = !snap.end;
     if (!snap.end) return;
     fill("ranking", snap.end.ranking.map(r => el("li", {"data-token": r.token},
-      el("span", {class: "place", text: r.place + "."}), `${r.name}: ${r.amount}`)));
+      el("span", {class: "place", text: r.place + "."}), " ", `${r.name}: ${r.amount}`)));
     document.getElementById("chart").innerHTML = snap.end.chart;  // built and escaped by the banker
   }
 
@@ -126,6 +128,7 @@
     document.title = `${snap.edition.name} – table screen`;
     players(snap); now(snap); board(snap); hints(snap); log(snap); end(snap);
     document.body.dataset.version = String(snap.version);
+    document.body.dataset.renderedAt = String(Date.now());  // tests compare it with the journal's commit time
   }
 
   function connect() {
