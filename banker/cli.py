@@ -40,6 +40,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help="the game file (default: a new file in ~/.local/share/banker/games/)")
     play.add_argument("--resume", action="store_true",
                       help="continue the latest game (or --game PATH) exactly where it stopped")
+    play.add_argument("--screen-port", type=_port, metavar="PORT", help="the table screen's port (default: a free one)")
+    play.add_argument("--screen-host", metavar="ADDR", help="serve the table screen on ADDR (a key is then needed)")
+    play.add_argument("--no-screen", action="store_true", help="no table screen")
+    play.add_argument("--no-browser", action="store_true", help="only print the table screen's address")
 
     rp = sub.add_parser("replay", help="run transcripts")
     rp.add_argument("files", nargs="+", type=Path, metavar="FILE.yaml", help="transcripts to run")
@@ -80,6 +84,13 @@ def _count(text: str) -> int:
     if n <= 0:
         raise argparse.ArgumentTypeError(f"{text!r} is not a positive whole number")
     return n
+
+
+def _port(text: str) -> int:
+    """A TCP port number for an option (argparse turns the error into exit 2)."""
+    if not text.isdecimal() or not 1 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (1-65535)")
+    return int(text)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -179,9 +190,13 @@ def cmd_play(args: argparse.Namespace) -> int:
     settings = {k: v for k, v in (o.split("=", 1) for o in args.option if "=" in o) if "." in k}
     config = load_config(overrides=settings)
     out = sys.stdout
+    from banker.screen import Screen
+
+    screen = Screen(args.screen_port, args.screen_host, not args.no_browser, enabled=not args.no_screen)
 
     def on_say(text: str) -> None:
         print(text, file=out, flush=True)
+        screen.said(text)
 
     voice = None
     if not args.keyboard:  # sound opens when first needed: to join by buttons, or to play
@@ -195,9 +210,11 @@ def cmd_play(args: argparse.Namespace) -> int:
         try:
             if game.session.state.game_over and game.resumed:
                 return 0
+            screen.start(game.session, game.file.path)
             rc = voice.run(game.session) if voice is not None else None
             return rc if rc is not None else run_keyboard(game.session, sys.stdin, out)
         finally:
+            screen.close()
             game.file.close()
     finally:
         if voice is not None:

@@ -1,0 +1,176 @@
+"""The screen's web server: Starlette routes served by uvicorn in a thread of its own.
+
+The game thread only wakes the server (``Hub.wake``: one thread-safe call); reading the
+journal, folding and sending happen in the server's thread, and a reader never blocks a
+commit (SQLite WAL). Updates go out as server-sent events; the page is read-only (GET only,
+nothing on it moves money). Off loopback every route but the static assets needs the random
+token of the printed address, else 403; on loopback the Host header must name loopback (a web
+page elsewhere can't read the game through DNS rebinding).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import secrets
+import socket
+import threading
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from banker.editions.model import Edition
+from banker.rules import GameState, Rules
+from banker.screen.feed import Feed
+from banker.screen.journal_view import JournalView
+from banker.screen.snapshot import build
+
+ASSETS = Path(__file__).parent / "assets"
+KEEPALIVE = 15.0
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost"})
+
+
+class Hub:
+    """The latest snapshot and the pages waiting for the next one (lives in the server's loop)."""
+
+    def __init__(self, feed: Feed, edition: Edition, rules: Rules, base: GameState, path: Path) -> None:
+        self.feed, self.edition, self.rules, self.base = feed, edition, rules, base
+        self.view = JournalView(path)
+        self.version = 0
+        self.text = "{}"
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._dirty: asyncio.Event | None = None
+        self._clients: set[asyncio.Queue[str | None]] = set()
+        self.built = threading.Event()  # the first snapshot exists (tests wait for it)
+
+    def wake(self) -> None:
+        """From any thread: something was said; rebuild soon. Never blocks."""
+        loop, dirty = self.loop, self._dirty
+        if loop is not None and dirty is not None:
+            with contextlib.suppress(RuntimeError):  # the loop is closing: nothing to show
+                loop.call_soon_threadsafe(dirty.set)
+
+    def render(self) -> str:
+        self.view.refresh()
+        self.version += 1
+        snap: dict[str, Any] = build(self.edition, self.rules, self.base, self.view, self.feed.now, self.version)
+        return json.dumps(snap, separators=(",", ":"))
+
+    async def run(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        self._dirty = asyncio.Event()
+        self._dirty.set()
+        while True:
+            await self._dirty.wait()
+            self._dirty.clear()
+            self.text = self.render()
+            self.built.set()
+            for q in list(self._clients):
+                _offer(q, self.text)
+
+    def subscribe(self) -> asyncio.Queue[str | None]:
+        q: asyncio.Queue[str | None] = asyncio.Queue(maxsize=1)
+        self._clients.add(q)
+        return q
+
+    def unsubscribe(self, q: asyncio.Queue[str | None]) -> None:
+        self._clients.discard(q)
+
+    def close_clients(self) -> None:
+        for q in list(self._clients):
+            _offer(q, None)
+
+
+def _offer(q: asyncio.Queue[str | None], item: str | None) -> None:
+    """Only the newest snapshot matters: a slow page skips the ones it missed."""
+    if q.full():
+        q.get_nowait()
+    q.put_nowait(item)
+
+
+def make_app(hub: Hub, token: str | None) -> Starlette:
+    def refused(request: Request) -> Response | None:
+        if token is not None:
+            if not secrets.compare_digest(request.query_params.get("t", ""), token):
+                return PlainTextResponse("This table screen needs the address with its key, as banker printed it.",
+                                         status_code=403)
+        elif request.url.hostname not in LOOPBACK_HOSTS:
+            return PlainTextResponse("This table screen only answers on this computer.", status_code=403)
+        return None
+
+    async def page(request: Request) -> Response:
+        return refused(request) or FileResponse(ASSETS / "index.html", headers={"Cache-Control": "no-store"})
+
+    async def state(request: Request) -> Response:
+        return refused(request) or JSONResponse(json.loads(hub.render()), headers={"Cache-Control": "no-store"})
+
+    async def events(request: Request) -> Response:
+        no = refused(request)
+        if no is not None:
+            return no
+
+        async def stream() -> AsyncIterator[str]:
+            q = hub.subscribe()
+            try:
+                yield f"data: {hub.render()}\n\n"
+                while True:
+                    try:
+                        item = await asyncio.wait_for(q.get(), KEEPALIVE)
+                    except TimeoutError:
+                        yield ": still here\n\n"
+                        continue
+                    if item is None:
+                        return
+                    yield f"data: {item}\n\n"
+            finally:
+                hub.unsubscribe(q)
+
+        return StreamingResponse(stream(), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+    return Starlette(routes=[Route("/", page), Route("/state", state), Route("/events", events),
+                             Mount("/assets", StaticFiles(directory=ASSETS), name="assets")])
+
+
+class ServerThread:
+    """uvicorn on an already bound socket, in a daemon thread with its own event loop."""
+
+    def __init__(self, hub: Hub, sock: socket.socket, token: str | None) -> None:
+        self.hub = hub
+        self.sock = sock
+        config = uvicorn.Config(make_app(hub, token), log_config=None, log_level="critical", access_log=False,
+                                lifespan="off", timeout_graceful_shutdown=1)
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self._run, name="banker-screen", daemon=True)
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def _run(self) -> None:
+        with contextlib.suppress(Exception):  # the screen may fail; the game goes on
+            asyncio.run(self._main())
+
+    async def _main(self) -> None:
+        builder = asyncio.create_task(self.hub.run())
+        try:
+            await self.server.serve(sockets=[self.sock])
+        finally:
+            builder.cancel()
+
+    def stop(self) -> None:
+        loop = self.hub.loop
+        if loop is not None:
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self.hub.close_clients)
+        self.server.should_exit = True
+        self.thread.join(timeout=3)
+        with contextlib.suppress(OSError):
+            self.sock.close()

@@ -1,0 +1,69 @@
+"""Reading the table screen in Chromium the way a player looks at it (by names and text)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from selenium.webdriver.common.by import By
+
+
+class Page:
+    def __init__(self, driver: Any, url: str) -> None:
+        self.d = driver
+        self.d.get(url)
+        self.until(lambda: self.version() > 0, "the first snapshot")
+        self.loaded_at = time.time()
+
+    def until(self, cond: Callable[[], Any], what: str, timeout: float = 8.0) -> Any:
+        end = time.monotonic() + timeout
+        last: Any = None
+        while time.monotonic() < end:
+            try:
+                last = cond()
+            except Exception as exc:  # the page is being redrawn: look again
+                last = exc
+            if last and not isinstance(last, Exception):
+                return last
+            time.sleep(0.03)
+        raise AssertionError(f"the page never showed {what} (last: {last!r})\n{self.text('main')[:3000]}")
+
+    def version(self) -> int:
+        return int(self.d.find_element(By.TAG_NAME, "body").get_attribute("data-version") or 0)
+
+    def text(self, css: str) -> str:
+        return str(self.d.find_element(By.CSS_SELECTOR, css).text)
+
+    def visible(self, css: str) -> bool:
+        return bool(self.d.find_element(By.CSS_SELECTOR, css).is_displayed())
+
+    def cash(self, token: str) -> str:
+        return self.text(f'li.player[data-token="{token}"] .cash')
+
+    def owner(self, street: str) -> str:
+        el = self.d.find_element(By.CSS_SELECTOR, f'li.street[data-street="{street}"]')
+        return str(el.get_attribute("data-owner"))
+
+    def street_text(self, street: str) -> str:
+        return self.text(f'li.street[data-street="{street}"]')
+
+    def undone(self) -> list[str]:
+        return [e.text for e in self.d.find_elements(By.CSS_SELECTOR, "#log li.undone del")]
+
+    def delays_ms(self) -> list[float]:
+        """For each transaction committed after the page loaded: ms from commit to showing."""
+        seen = self.d.execute_script("return window.bankerSeen")
+        out = []
+        for e in self.d.find_elements(By.CSS_SELECTOR, "#log li"):
+            at = float(e.get_attribute("data-at"))
+            seq = e.get_attribute("data-seq")
+            if at > self.loaded_at:
+                out.append(float(seen[seq]) - at * 1000)
+        return out
+
+    def shot(self, path: Any) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        height = self.d.execute_script("return document.documentElement.scrollHeight")
+        self.d.set_window_size(1400, max(1200, int(height) + 40))
+        self.d.save_screenshot(str(path))
