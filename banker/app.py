@@ -94,7 +94,7 @@ def start_game(edition_id: str | None, players_text: str | None, option_items: l
             session.say("undone", what=undone.said[0].rstrip(".!") if undone.said
                         else undone.intent.replace("_", " "))
         elif session.history and not session.state.game_over:
-            session._announce(session.history[-1].said)
+            session.announce(session.history[-1].said)
         if loaded.open_dialogue:
             session.interrupted(loaded.open_dialogue)
         return Game(session, gf, True)

@@ -28,8 +28,8 @@ def parse_line(line: str, session: Session) -> tuple[str, str | None] | None:
     if ":" in s:
         who, text = s.split(":", 1)
         who = who.strip()
-        if who and (session._seat(who) in session.state.players):
-            return session._seat(who), (text.strip() or None)
+        if who and (session.seat(who) in session.state.players):
+            return session.seat(who), (text.strip() or None)
     asked = session.asked_players()
     if len(asked) == 1:
         return next(iter(asked)), s
@@ -43,7 +43,7 @@ def handle_line(line: str, session: Session, out: TextIO) -> None:
             print("Start the line with your token, like: dog: buy Boardwalk", file=out, flush=True)
         return
     who, text = parsed
-    who = session._seat(who)
+    who = session.seat(who)
     session.begin_step()
     if who not in session.state.players:
         shown = "".join(ch for ch in who if ch.isprintable())[:40]  # no control codes echoed

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from banker.nlu.matcher import Ambiguous, Match, NotRecognized, Recognized
 
@@ -30,6 +30,23 @@ class Hearing:
     slots: Mapping[str, Any] = field(default_factory=dict)
     confidence: float = 0.0  # 0-1
     candidates: tuple[Recognized, ...] = ()  # an ambiguous name: ask which
+
+
+class Utterance(Protocol):
+    """What a recogniser heard (``speech.base.Heard`` is one)."""
+
+    @property
+    def text(self) -> str: ...
+    @property
+    def confidence(self) -> float | None: ...  # None: typed
+
+
+@dataclass(frozen=True)
+class Said:
+    """An utterance from its words and confidence (None: typed text)."""
+
+    text: str
+    confidence: float | None
 
 
 Legal = Callable[[str, Mapping[str, Any]], bool]

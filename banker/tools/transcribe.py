@@ -18,7 +18,8 @@ from typing import Any, TextIO
 
 from banker.editions import load_edition
 from banker.editions.model import Edition
-from banker.interpreter.hearing import Hearing, judge
+from banker.interpreter.hearing import Hearing, Said
+from banker.interpreter.policy import plain
 from banker.nlu.matcher import Matcher
 from banker.speech.base import AudioFileError, Heard, Pcm, read_wav
 
@@ -46,47 +47,16 @@ class NewGameJudge:
         self.matcher = self.session.matcher
 
     def risk(self, intent: str) -> str:
-        spec = self.matcher.grammar.intents.get(intent)
-        return spec.risk if spec is not None else "money"
-
-    def legal(self, intent: str, slots: Mapping[str, Any]) -> bool:
-        from banker.rules import QUERIES, Command, Draws, Intent, Refusal
-
-        if intent in QUERIES or intent in ("undo", "repeat", "help", "cancel", "yes", "no",
-                                           "answer", "bid"):
-            return True
-        spec = self.matcher.grammar.intents.get(intent)
-        if spec is not None and any(slots.get(s) is None for s in spec.requires):
-            return True  # the first step of a two-step command: the rest is asked for
-        try:
-            self.session.rules.decide(self.session.state, Command(self.player,
-                                                                 Intent(intent, dict(slots))),
-                                      Draws())
-        except Refusal as r:
-            from banker.interpreter.session import MONEY_REFUSALS
-
-            return r.code in MONEY_REFUSALS  # as in play: money is not a reason to doubt
-        except Exception:
-            return False
-        return True
-
-    def requires(self, intent: str) -> tuple[str, ...]:
-        spec = self.matcher.grammar.intents.get(intent)
-        return spec.requires if spec is not None else ()
+        return self.session.policy.risk(intent)
 
     def hear(self, text: str, confidence: float | None) -> Hearing:
-        return judge(self.matcher.match(text), confidence, self.risk, self.legal, self.requires)
+        return self.session.understand(Said(text, confidence), self.player)
 
     def verdict(self, heard: Heard) -> Verdict:
         h = self.hear(heard.text, heard.confidence)
-        slots = {} if h.decision == "reject" else _plain(h.slots)
+        slots = {} if h.decision == "reject" else plain(h.slots)
         return Verdict(heard.text, h.intent if h.decision != "reject" else "none", slots,
                        round(h.confidence, 3), h.decision)
-
-
-def _plain(slots: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: (v if isinstance(v, (int, str, float, bool)) or v is None else str(v))
-            for k, v in slots.items()}
 
 
 def _split_options(items: Sequence[str]) -> tuple[dict[str, str], dict[str, str]]:

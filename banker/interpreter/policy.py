@@ -1,0 +1,92 @@
+"""What a command would be, before anything is done: legal now?, how risky?, what it needs.
+
+Pure: it asks the rules core (itself pure) and changes nothing. The session uses it to judge
+what it heard (``hearing.judge``) and ``banker transcribe`` uses the same answers, so the two
+can never disagree. A trial run (``trial``) is kept for the command it was made for, so the
+command that follows a "legal?" question is not decided a second time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from banker.nlu.templates import Grammar
+from banker.rules import QUERIES, Command, Draws, Hold, Intent, Outcome, Refusal, Rules
+from banker.rules.state import GameState
+
+SESSION_INTENTS = frozenset({"undo", "repeat", "help", "cancel", "yes", "no", "answer"})
+# Money is not a reason to prefer another reading of what was said: the rules will say why.
+MONEY_REFUSALS = frozenset({"cannot_afford", "bid_too_high"})
+
+
+@dataclass
+class Trial:
+    """One ``decide`` of one command on one state: its outcome and draws, or its refusal."""
+
+    state: GameState
+    command: Command
+    forced: dict[str, Any]
+    outcome: Outcome | None = None
+    draws: Draws = field(default_factory=Draws)
+    refusal: Refusal | None = None
+
+
+@dataclass
+class Policy:
+    rules: Rules
+    grammar: Grammar
+    _last: Trial | None = None
+
+    def risk(self, intent: str) -> str:
+        """``harmless``, ``low`` or ``money`` (``risk:`` in the grammar; unknown: money)."""
+        spec = self.grammar.intents.get(intent)
+        return spec.risk if spec is not None else "money"
+
+    def requires(self, intent: str) -> tuple[str, ...]:
+        spec = self.grammar.intents.get(intent)
+        return spec.requires if spec is not None else ()
+
+    def trial(self, state: GameState, cmd: Command, forced: Mapping[str, Any]) -> Trial:
+        """Decide ``cmd`` on ``state`` with the forced draws; a non-refusal error propagates.
+        The same command on the same (unchanged) state returns the kept trial once."""
+        last, self._last = self._last, None
+        if (last is not None and last.state is state and last.command == cmd
+                and last.forced == dict(forced)):
+            return last
+        t = Trial(state, cmd, dict(forced), draws=Draws(forced=dict(forced)))
+        try:
+            t.outcome = self.rules.decide(state, cmd, t.draws)
+        except Refusal as r:
+            t.refusal = r
+        return t
+
+    def legal(self, state: GameState, player: str, intent: str, slots: Mapping[str, Any], *,
+              forced: Mapping[str, Any] | None = None, hold: Hold | None = None) -> bool:
+        """Would the rules accept this now? (A money refusal still counts as legal.)"""
+        if intent in SESSION_INTENTS or intent in QUERIES or intent == "bid":
+            return True
+        if any(slots.get(s) is None for s in self.requires(intent)):
+            return True  # the first step of a two-step command: the rest is asked for
+        cmd = in_hold(Command(player, Intent(intent, dict(slots))), hold)
+        try:
+            t = self.trial(state, cmd, forced or {})
+        except Exception:
+            return False
+        self._last = t
+        return t.refusal is None or t.refusal.code in MONEY_REFUSALS
+
+
+def in_hold(cmd: Command, hold: Hold | None) -> Command:
+    """A command the open hold allows carries whose dialogue it is (``held_by``): the rules
+    are pure, and this is how they know e.g. who took the Jackpot chance."""
+    if hold is not None and cmd.name in hold.allowed:
+        return Command(cmd.player, cmd.intent.with_slots(held_by=hold.owner))
+    return cmd
+
+
+def plain(slots: Mapping[str, Any]) -> dict[str, Any]:
+    """Slots as the journal stores them (JSON scalars)."""
+    return {k: (v if isinstance(v, (int, str, bool, float)) or v is None else str(v))
+            for k, v in slots.items()}
