@@ -175,3 +175,19 @@ def test_players_join_by_pressing_their_buttons(sound_card: SoundCard, tts: Pipe
     finally:
         os.close(w)
         vio.close()
+
+
+def test_a_press_and_silence_is_answered_and_ctrl_d_says_the_game_is_saved(
+        sound_card: SoundCard, table: Table) -> None:
+    """Issue 11, item 10: a press with nothing said (no auction, no question) is not ignored,
+    and the end of input says the game is saved, on a line of its own."""
+    table.out.wait_for(r"Welcome to Monopoly")
+    table.quiet()
+    mark = len(table.out.getvalue())
+    table.type("1")  # racecar presses and says nothing
+    table.out.wait_for(r"I didn't hear anything\.", start=mark, timeout=15)
+    table.quiet()
+    assert "I didn't hear anything." in table.io.speaker.spoken
+    assert table.close() == 0
+    assert "Game saved. Resume with banker play --resume." in table.out.getvalue().splitlines()
+    assert "Game saved. Resume with banker play --resume." in table.io.speaker.spoken

@@ -115,6 +115,10 @@ class Joining:
     def end_of_input(self) -> None:
         pass
 
+    def interrupted(self) -> None:
+        """Ctrl-C while joining: no game was started, so there is nothing to save or say."""
+        raise KeyboardInterrupt
+
     # -- seats -------------------------------------------------------------------------------
     def seat(self, key: str, said: str | None, spoke: bool) -> None:
         """A press on ``key``, then ``said`` (a token heard, or None; ``spoke``: words were

@@ -65,6 +65,9 @@ class Phase(Protocol):
     def end_of_input(self) -> None:
         """Ctrl-D (or the pipe ended) and nobody is being listened to: the phase ends."""
 
+    def interrupted(self) -> None:
+        """Ctrl-C: the phase ends now (re-raise to leave without a word)."""
+
 
 class VoiceLoop:
     """Events in, one at a time, until the phase ends."""
@@ -88,6 +91,9 @@ class VoiceLoop:
                                      self.io.recognizer(self.phase.edition), self.io.events.put,
                                      self.io.cleaner)
             self._run()
+        except KeyboardInterrupt:
+            self.done = True
+            self.phase.interrupted()
         finally:
             self.done = True
 

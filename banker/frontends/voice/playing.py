@@ -16,10 +16,11 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TextIO
 
+from banker.app import farewell
 from banker.editions.model import Edition
 from banker.frontends.voice.devices import LOST_WAIT, AudioUnavailable, TurnTiming, VoiceIO
 from banker.frontends.voice.listener import Listening, TurnHeard
-from banker.interpreter.session import Session
+from banker.interpreter.session import Session, Step
 from banker.rules.events import CashMoved
 from banker.speech.buttons import ButtonEvent
 from banker.speech.vad import VadSettings
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 
 PRESS_WINDOW = 1.0  # s: a press with no speech by then is a bid / a "yes"
 WARM_MAX_CHARS = 40  # phrases rendered ahead of need at start-up
+NOTHING_HEARD = "I didn't hear anything."  # a press, then silence, when no bare press is due
 
 
 class PausableClock:
@@ -141,7 +143,21 @@ class Playing:
                 break
             time.sleep(max(0.0, due - self.clock.now()) + 0.01)
             self._step(self.session.tick)
+        self._farewell()
         self.io.speaker.wait(LOST_WAIT if self.io.lost.is_set() else 60.0)
+
+    def interrupted(self) -> None:
+        """Ctrl-C: what he was saying stops; the game is saved, and he says so."""
+        self.io.speaker.stop()
+        self.io.speaker.gate.set()  # a turn being listened to is dropped
+        self._farewell()
+        self.io.speaker.wait(LOST_WAIT)
+
+    def _farewell(self) -> None:
+        line = farewell(self.session)
+        if line is not None:
+            print(f"\n{line}", file=self.out, flush=True)
+            self.io.speaker.say(line)
 
     def typed(self, line: str) -> bool:
         from banker.frontends.keyboard import handle_line
@@ -173,7 +189,10 @@ class Playing:
         if ls.cut_off or token not in self.session.state.players:
             return
         if not turn.utterance.has_speech:
-            self._step(lambda: self.session.press(token))
+            # a bare press: a bid or a "yes" when one is due; otherwise the player pressed
+            # and said nothing (or the microphone heard nothing), and is told so
+            if self._step(lambda: self.session.press(token)).intent == "none":
+                self.session.on_say(NOTHING_HEARD)
             return
         self.io.timings.append(TurnTiming(token, turn.utterance.reason, ls.ended_at or 0.0,
                                           turn.decoded_at, heard.text))
@@ -189,15 +208,16 @@ class Playing:
         if self.loop is not None:
             self.loop.prompt()
 
-    def _step(self, fn: Callable[[], Any]) -> None:
+    def _step(self, fn: Callable[[], Any]) -> Step:
         """One step of the session, with the sound effects of what happened."""
         s = self.session
         tx_before = len(s.history)
         auction_before = s.auction
         s.begin_step()
         fn()
-        s.finish_step()
+        step = s.finish_step()
         self._effects(tx_before, auction_before)
+        return step
 
     def _effects(self, tx_before: int, auction_before: object) -> None:
         s = self.session
