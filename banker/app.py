@@ -18,6 +18,14 @@ from banker.journal import GameFile, JournalError, default_game_path, latest_gam
 from banker.journal.sqlite import Header
 from banker.rules import Money
 
+SAVED = "Game saved. Resume with banker play --resume."
+
+
+def farewell(session: Session) -> str | None:
+    """The last line when play stops before the game is over (Ctrl-C, Ctrl-D, the end of a
+    pipe): the game is on disk, and how to go on with it. None once the game is over."""
+    return None if session.state.game_over else SAVED
+
 
 class UsageError(Exception):
     """Bad usage or input: one sentence, exit status 2."""

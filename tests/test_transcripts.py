@@ -28,7 +28,7 @@ def test_invariants_after_every_event(path: Path) -> None:
     t = load_transcript(path)
     recognize = None
     if any(u.audio for s in t.steps for u in s.utterances):
-        from banker.speech.replay import make_recognizer
+        from banker.frontends.audio_steps import make_recognizer
 
         recognize = make_recognizer()
     result = run_transcript(t, recognize)

@@ -6,6 +6,7 @@ flushed output (works in a terminal and over a pipe), and auction timers on the 
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import sys
 import threading
@@ -76,6 +77,23 @@ def log_internal_error(context: str) -> None:
 
 
 def run_keyboard(session: Session, inp: TextIO, out: TextIO) -> int:
+    """Typed lines until the end of input or Ctrl-C; both leave the game saved and say so."""
+    with contextlib.suppress(KeyboardInterrupt):
+        _play_lines(session, inp, out)
+    say_farewell(session, out)
+    return 0
+
+
+def say_farewell(session: Session, out: TextIO) -> None:
+    """``app.farewell`` on a line of its own (the prompt is left open before it)."""
+    from banker.app import farewell
+
+    line = farewell(session)
+    if line is not None:
+        print(f"\n{line}", file=out, flush=True)
+
+
+def _play_lines(session: Session, inp: TextIO, out: TextIO) -> None:
     lines: queue.Queue[str | None] = queue.Queue()
 
     def reader() -> None:
@@ -97,7 +115,7 @@ def run_keyboard(session: Session, inp: TextIO, out: TextIO) -> int:
             continue
         if line is None:
             _drain_timers(session)
-            return 0
+            return
         handle_line(line, session, out)
         print(PROMPT, end="", file=out, flush=True)
 

@@ -197,6 +197,6 @@ def replay_files(paths: list[Path], report: Path | None = None, out: TextIO | No
 
 
 def _speech_recognizer() -> Recognize:
-    from banker.speech.replay import make_recognizer
+    from banker.frontends.audio_steps import make_recognizer
 
     return make_recognizer()

@@ -1,7 +1,8 @@
 """The speech recogniser in a process of its own, for the live table.
 
-Receives 16 kHz mono int16 utterances and what the banker expects; returns ``(text,
-confidence)`` from the configured engine (``banker.speech.engine.make_engine``).
+Receives 16 kHz mono int16 utterances and a focus; returns the configured engine's ``Heard``
+(``banker.speech.engine.make_engine``) unchanged. Parent and child talk in the small
+dataclass messages of ``protocols`` (``Transcribe`` -> ``Transcript``, ``Ready``, ``Quit``...).
 
 Why a process: pocketsphinx holds Python's lock while it decodes (gaps of 140 ms were
 measured), which stalls the sound callbacks (Mr. Monopoly stutters) and the listener (the end
@@ -23,13 +24,22 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
 from banker.editions.model import Edition
-
-Pcm = npt.NDArray[np.int16]
-Expecting = tuple[str, frozenset[str]]
-FOCI = ("any", "yes_no", "bid", "street", "amount", "number", "player")
+from banker.speech.protocols import (
+    FOCI,
+    EngineFailed,
+    FromChild,
+    Heard,
+    Pcm,
+    Quit,
+    Ready,
+    Recognizer,
+    ToChild,
+    Transcribe,
+    TranscribeFailed,
+    Transcript,
+)
 
 
 def _serve(conn: Connection, config: dict[str, Any], edition: Edition) -> None:
@@ -54,9 +64,9 @@ def _answer_requests(conn: Connection, config: dict[str, Any], edition: Edition)
     try:
         engine = make_engine(config, edition)
     except Exception as exc:  # the parent says so and recognises in-process instead
-        conn.send(("error", f"{type(exc).__name__}: {exc}"))
+        conn.send(EngineFailed(f"{type(exc).__name__}: {exc}"))
         return
-    conn.send(("ready", os.getpid()))
+    conn.send(Ready(os.getpid()))
     noise = np.random.default_rng(0).integers(-40, 40, 8000).astype(np.int16)
     warmed: set[str] = set()
     while True:
@@ -66,27 +76,27 @@ def _answer_requests(conn: Connection, config: dict[str, Any], edition: Edition)
             warmed.add(focus)
             with contextlib.suppress(Exception):
                 engine.recognize(noise, focus)
-        msg = conn.recv()
-        if msg[0] == "quit":
+        msg: ToChild = conn.recv()
+        if isinstance(msg, Quit):
             return
-        _, raw, focus = msg
-        warmed.add(focus)
+        warmed.add(msg.focus)
         try:
-            heard = engine.recognize(np.frombuffer(raw, dtype=np.int16), focus)
+            heard = engine.recognize(np.frombuffer(msg.audio, dtype=np.int16), msg.focus)
         except Exception as exc:
-            conn.send(("fail", f"{type(exc).__name__}: {exc}", 0.0))
+            conn.send(TranscribeFailed(f"{type(exc).__name__}: {exc}"))
             continue
-        conn.send(("ok", str(heard.text), float(heard.confidence)))
+        conn.send(Transcript(heard))
 
 
 class ProcessRecognizer:
-    """``recognize(audio, expecting) -> (text, confidence)``, one decode at a time."""
+    """A ``Recognizer`` whose engine runs in a child process; one decode at a time."""
 
     def __init__(self, config: Mapping[str, Any], edition: Edition) -> None:
         self.config = dict(config)
         self.edition = edition
+        self.engine = "process"
         self._lock = threading.Lock()
-        self._local: Any = None
+        self._local: Recognizer | None = None
         ctx = mp.get_context("spawn")  # no fork: this process already runs threads
         self._conn, child = ctx.Pipe()
         self.proc = ctx.Process(target=_serve, args=(child, self.config, edition),
@@ -99,8 +109,7 @@ class ProcessRecognizer:
         if self._ready is None:
             try:
                 if self._conn.poll(60):
-                    msg = self._conn.recv()
-                    self._ready = msg[0] == "ready"
+                    self._ready = isinstance(self._conn.recv(), Ready)
                 else:
                     self._ready = False
             except (EOFError, OSError):
@@ -116,30 +125,29 @@ class ProcessRecognizer:
                     return self._wait_ready()
             return bool(self._ready)
 
-    def recognize(self, audio: Pcm, expecting: Expecting) -> tuple[str, float]:
+    def recognize(self, pcm: Pcm, focus: str = "any") -> Heard:
         with self._lock:
             if self._local is None and self._wait_ready():
                 try:
-                    self._conn.send(("rec", np.asarray(audio, dtype=np.int16).tobytes(), expecting[0]))
-                    kind, text, conf = self._conn.recv()
-                    if kind == "ok":
-                        return str(text), float(conf)
-                    raise RuntimeError(text)
+                    self._conn.send(Transcribe(np.asarray(pcm, dtype=np.int16).tobytes(), focus))
+                    answer: FromChild = self._conn.recv()
+                    if isinstance(answer, Transcript):
+                        return answer.heard
+                    raise RuntimeError(getattr(answer, "error", repr(answer)))
                 except (EOFError, OSError, BrokenPipeError):
                     pass  # the child is gone: carry on here
-            return self._in_process(audio, expecting)
+            return self._in_process(pcm, focus)
 
-    def _in_process(self, audio: Pcm, expecting: Expecting) -> tuple[str, float]:
+    def _in_process(self, pcm: Pcm, focus: str) -> Heard:
         if self._local is None:
             from banker.speech.engine import make_engine
 
             self._local = make_engine(self.config, self.edition)
-        heard = self._local.recognize(np.asarray(audio, dtype=np.int16), expecting[0])
-        return str(heard.text), float(heard.confidence)
+        return self._local.recognize(np.asarray(pcm, dtype=np.int16), focus)
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
-            self._conn.send(("quit",))
+            self._conn.send(Quit())
         self.proc.join(2)
         if self.proc.is_alive():
             self.proc.kill()

@@ -19,12 +19,27 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from banker.speech.protocols import AudioIn, AudioOut
+
 Pcm = npt.NDArray[np.int16]
+__all__ = [
+    "DEVICE_LOST",
+    "MIC_STALL",
+    "NO_DEVICE",
+    "AudioError",
+    "AudioIn",
+    "AudioOut",
+    "Microphone",
+    "Player",
+    "device_lost",
+    "open_audio",
+    "resample",
+]
 
 MIC_RATE = 16000
 FRAME = 480  # 30 ms at 16 kHz: a webrtcvad frame
@@ -36,28 +51,6 @@ MIC_START = 15.0  # s from opening the microphone to its first callback (PulseAu
 
 class AudioError(Exception):
     """No usable sound device: the message is one sentence for the table."""
-
-
-class AudioOut(Protocol):
-    """Where Mr. Monopoly's voice goes."""
-
-    rate: int
-    latency: float  # s from handing a sample over to hearing it
-
-    def play(self, pcm: Pcm, on_start: Callable[[float], None] | None = None) -> None: ...
-    def stop(self) -> None: ...
-    def busy(self) -> bool: ...
-    def sounding_until(self) -> float: ...
-    def close(self) -> None: ...
-
-
-class AudioIn(Protocol):
-    """Where the players' voices come from: 30 ms frames, only while listening."""
-
-    def frames(self) -> queue.Queue[bytes]: ...
-    def start_listening(self, since: float | None = None) -> None: ...
-    def stop_listening(self) -> None: ...
-    def close(self) -> None: ...
 
 
 _ALSA_QUIET: list[Any] = []  # keeps the ctypes callback alive

@@ -1,54 +1,31 @@
-"""The recognition stage's small types: what a recogniser receives and what it returns.
+"""Utterances as numbers: reading WAV files, resampling, finding the speech in a clip.
 
-A recogniser receives one utterance (16 kHz mono int16 samples) and a *focus* (what the banker
-waits for: ``any`` command, a ``bid``, ``yes_no``, a ``street``, a ``number``, a ``player``, an
-``amount``) and returns ``Heard``: the words and a confidence in 0-1. Engines are adapters
-behind ``Recognizer`` (``pocketsphinx_asr``, ``vosk_asr``); ``engine.make_engine`` picks one.
+The recognition stage's types (``Heard``, ``WordScore``, ``Recognizer``) live in
+``protocols`` and are re-exported here for the engines that import them from this module.
 """
 
 from __future__ import annotations
 
 import wave
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 
-RATE = 16000
-Pcm = npt.NDArray[np.int16]
+from banker.speech.protocols import RATE, Heard, Pcm, Recognizer, WordScore
 
-
-@dataclass(frozen=True)
-class WordScore:
-    word: str
-    confidence: float  # 0-1
-    start: float = 0.0  # seconds
-    end: float = 0.0
-
-
-@dataclass(frozen=True)
-class Heard:
-    """One recognised utterance. ``text`` is "" when nothing command-like was heard."""
-
-    text: str
-    confidence: float  # 0-1: how sure the engine is that ``text`` is what was said
-    words: tuple[WordScore, ...] = ()
-    engine: str = ""
-    focus: str = "any"
-    seconds: float = 0.0  # decoding time
-    details: dict[str, float] = field(default_factory=dict)  # engine-specific scores
-
-
-class Recognizer(Protocol):
-    """A speech recogniser constrained to an edition's command grammar."""
-
-    engine: str
-
-    def recognize(self, pcm: Pcm, focus: str = "any") -> Heard:
-        """Recognise one utterance (16 kHz mono int16)."""
-        ...
+__all__ = [
+    "RATE",
+    "AudioFileError",
+    "Heard",
+    "Pcm",
+    "Recognizer",
+    "WordScore",
+    "background_db",
+    "read_wav",
+    "resample",
+    "speech_span",
+]
 
 
 class AudioFileError(Exception):

@@ -1,8 +1,8 @@
-"""How fast Mr. Monopoly answers: the latency, cold-start and memory numbers for ``banker bench``.
+"""How fast Mr. Monopoly answers: the stopwatch parts of the latency bench, below the front end.
 
-``measure()`` runs the real voice loop (``banker.frontends.voice``: buttons, end of speech,
-the configured recogniser, the session with a real SQLite journal, piper with its cache) on
-recorded commands played in real time into a stand-in microphone, and times
+``banker.frontends.voice.latency.measure()`` runs the real voice loop on recorded commands
+played in real time into ``ClipMic`` (a stand-in microphone) and out through ``TimedOut`` (a
+stand-in speaker); this module holds those stand-ins, the report, and the cold start. It times
 
 - **end of speech -> first sample of the spoken reply** (not the beep, not a sound effect),
   for both ends of turn: *release* (hold-to-talk: the button is let go the moment the speech
@@ -18,19 +18,17 @@ device's own buffer (``Player.latency``, ~50 ms on PulseAudio) comes on top and 
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import queue
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -219,116 +217,7 @@ class TimedOut:
         pass
 
 
-# ------------------------------------------------------------------------------------------
-
-def measure(clips: Sequence[tuple[str, Pcm]] | None = None, *, config: dict[str, Any] | None = None,
-            quick: bool = False, modes: Sequence[str] = ("release", "vad"),
-            cold: bool = True, tts: Any = None, warm: str = "all") -> LatencyReport:
-    """Run each clip through the live loop once per end-of-turn mode; see the module doc.
-
-    ``clips``: (text, 16 kHz mono audio) of commands for a racecar-and-dog Voice Banking game;
-    default: ``DEFAULT_COMMANDS`` said by the piper voice (``quick``: the first four).
-    """
-    from banker.config import load_config
-    from banker.speech.tts import load_tts
-
-    config = config or load_config()
-    voice = tts or load_tts(config)
-    if clips is None:
-        from banker.speech.audio import resample
-
-        texts = DEFAULT_COMMANDS[:QUICK] if quick else DEFAULT_COMMANDS
-        pad = np.zeros(int(0.25 * RATE), dtype=np.int16)
-        clips = [(t, np.concatenate([pad, resample(voice.speak_all(t), voice.sample_rate, RATE)]))
-                 for t in texts]
-    turns: list[Turn] = []
-    for mode in modes:
-        turns += _run_mode(list(clips), mode, config, voice, warm)
-    report = _report(turns, config)
-    if cold:
-        try:
-            cs, rss = cold_start()
-            report.cold_start_s, report.rss_mb = cs, rss
-        except (OSError, RuntimeError, subprocess.SubprocessError, ValueError):
-            pass
-    return report
-
-
-def _run_mode(clips: list[tuple[str, Pcm]], mode: str, config: dict[str, Any], voice: Any,
-              warm: str) -> list[Turn]:
-    """One game, one end-of-turn mode. The loop runs on this thread (it owns the SQLite
-    game file); a driver thread plays the part of the player."""
-    from banker.app import start_game
-    from banker.frontends.voice import VoiceIO, VoiceLoop, _Eof, _Key
-    from banker.speech.buttons import ButtonEvent, key_map
-
-    turns: list[Turn] = []
-    out = _NullText()
-    mic = ClipMic()
-    player = TimedOut(voice.sample_rate)
-    source = "evdev" if mode == "release" else "terminal"
-    with tempfile.TemporaryDirectory() as tmp:
-        game = start_game(None, "racecar, dog", [], Path(tmp) / "bench.sqlite", False,
-                          lambda _t: None, lambda _e: "racecar, dog")
-        vio = VoiceIO(config, player, mic, out, key_map(config))
-        try:
-            vio.load_tts_async(voice)
-            loop = VoiceLoop(game.session, vio, out, warm_ahead=False)  # _warm_now does it
-            _warm_now(voice, loop, warm)
-            vio.ready(game.session.edition)  # the table is ready: players may press
-
-            def press(kind: Literal["press", "release"]) -> None:
-                vio.events.put(_Key(ButtonEvent("1", kind, source, time.monotonic())))
-
-            def drive() -> None:
-                try:
-                    for text, pcm in clips:
-                        # the player presses while he is still talking (barge-in), once the
-                        # last reply is rendered: its rendering would otherwise be timed too
-                        vio.speaker.wait_rendered(30)
-                        mic.clip = pcm
-                        n0 = len(vio.timings)
-                        mic.on_speech_end = (lambda: press("release")) if mode == "release" else None
-                        press("press")
-                        deadline = time.monotonic() + 20
-                        while time.monotonic() < deadline:
-                            if len(vio.timings) > n0 and vio.timings[n0].first_audio is not None:
-                                break
-                            time.sleep(0.01)
-                        if len(vio.timings) > n0:
-                            tt = vio.timings[n0]
-                            turns.append(Turn(text, mode, tt.text, mic.end_of_speech, tt.ended_at,
-                                              tt.decoded_at, tt.first_audio))
-                finally:
-                    vio.speaker.stop()  # the last reply needn't be heard to the end
-                    vio.events.put(_Eof())
-            driver = threading.Thread(target=drive, daemon=True)
-            driver.start()
-            loop.run()
-            driver.join(30)
-        finally:
-            vio.close()
-            game.file.close()
-    return turns
-
-
-def _warm_now(voice: Any, loop: Any, warm: str) -> None:
-    """What a table has cached after its first minute (``all``: the short fixed phrases,
-    player and street names), or just the players' names and the fixed cues (``openings``)."""
-    from banker.speech.tts import fixed_lines
-
-    whole, cues = fixed_lines(dict(loop.session.replies.templates))
-    ed = loop.session.edition
-    seated = [loop.session.replies.name(t) for t in loop.session.state.order]
-    names = seated + [t.name for t in ed.tokens] + [s.name for s in ed.streets]
-    voice.add_fixed(whole, list(cues) + names)
-    if warm == "all":
-        voice.warm([p for p in voice.fixed if len(p) <= 40])
-    else:
-        voice.warm(seated + [f"{n}," for n in seated] + sorted(cues))
-
-
-def _report(turns: list[Turn], config: dict[str, Any]) -> LatencyReport:
+def report(turns: list[Turn], config: dict[str, Any]) -> LatencyReport:
     rel = [t for t in turns if t.mode == "release" and t.latency_ms is not None]
     vad = [t for t in turns if t.mode == "vad" and t.latency_ms is not None]
     hang = int((config.get("audio") or {}).get("vad_hangover_ms", 300))
@@ -343,13 +232,6 @@ def _report(turns: list[Turn], config: dict[str, Any]) -> LatencyReport:
         percentile(va, 50), percentile(va, 95), percentile(vt, 50), percentile(vt, 95), len(va),
         hang, percentile(hm, 50), percentile(rec, 50), out_buf,
         turns=[dict(asdict(t), latency_ms=t.latency_ms, after_turn_ms=t.after_turn_ms) for t in turns])
-
-
-class _NullText(io.StringIO):
-    """A text stream nobody reads (the bench's table has no screen)."""
-
-    def write(self, s: str) -> int:
-        return len(s)
 
 
 # ------------------------------------------------------------------------------------------
@@ -388,7 +270,7 @@ def _probe() -> int:
     rec.ready()
     ready = time.monotonic() - t_start
     rec.recognize(np.random.default_rng(0).integers(-2000, 2000, RATE).astype(np.int16),
-                  ("any", frozenset()))
+                  "any")
     voice.speak_all("Racecar pays M22 rent on Park Place to Dog. You have M1,478 left.")
     rss = _peak_rss_mb() + _peak_rss_mb(rec.proc.pid)
     rec.close()
@@ -414,11 +296,9 @@ def _peak_rss_mb(pid: int | None = None) -> float:
 def main(argv: Sequence[str]) -> int:
     if "--ready-probe" in argv:
         return _probe()
-    report = measure(quick="--quick" in argv)
-    print(report.table())
-    if "--json" in argv:
-        print(json.dumps(report.to_json(), indent=1))
-    return 0
+    print("usage: python -m banker.speech.latency --ready-probe (the bench itself: "
+          "python -m banker.frontends.voice.latency)", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

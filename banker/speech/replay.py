@@ -1,43 +1,37 @@
-"""Audio steps of transcripts (``{audio: clip.wav}``): a WAV in, the words and confidence out.
+"""Audio steps of transcripts (``{audio: clip.wav}``): a WAV in, the engine's ``Heard`` out.
 
-``make_recognizer()`` is what ``banker replay`` calls for ``{audio: ...}`` steps. The engine
-is loaded once per edition and decodes with the grammar narrowed to what the session waits
-for (``Session.expecting()``: a street after "buy", yes/no, a bid, a number...).
+``AudioSteps`` loads the configured engine once per edition and decodes a clip with the grammar
+narrowed to a focus (a street after "buy", yes/no, a bid, a number...). The transcript player
+(``banker.frontends.audio_steps``) asks the session for that focus.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from banker.speech.base import AudioFileError, Recognizer, read_wav
-
-if TYPE_CHECKING:
-    from banker.interpreter.session import Session
-
-Recognize = Callable[["Session", Path], tuple[str, float | None]]
+from banker.editions.model import Edition
+from banker.speech.base import read_wav
+from banker.speech.protocols import Heard, Recognizer
 
 
-def make_recognizer(config: Mapping[str, Any] | None = None) -> Recognize:
-    """A recogniser for transcript audio steps (the configured engine, loaded lazily)."""
-    engines: dict[str, Recognizer] = {}
+class AudioSteps:
+    """Decodes transcript clips; the engine is loaded lazily, once per edition.
 
-    def recognize(session: Session, path: Path) -> tuple[str, float | None]:
-        from banker.frontends.transcript import Malformed
+    A clip that can't be read raises ``base.AudioFileError`` (one plain sentence).
+    """
 
-        try:
-            pcm = read_wav(path)
-        except AudioFileError as exc:
-            raise Malformed(str(exc)) from None
-        ed = session.edition
-        if ed.id not in engines:
+    def __init__(self, config: Mapping[str, Any] | None = None) -> None:
+        self.config = config
+        self._engines: dict[str, Recognizer] = {}
+
+    def decode(self, path: Path, edition: Edition, focus: str) -> Heard:
+        pcm = read_wav(path)
+        if edition.id not in self._engines:
             from banker.config import load_config
             from banker.speech.engine import make_engine
 
-            engines[ed.id] = make_engine(config if config is not None else load_config(), ed)
-        focus, _who = session.expecting()
-        heard = engines[ed.id].recognize(pcm, focus)
-        return heard.text, heard.confidence
-
-    return recognize
+            config = self.config if self.config is not None else load_config()
+            self._engines[edition.id] = make_engine(config, edition)
+        return self._engines[edition.id].recognize(pcm, focus)

@@ -24,7 +24,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -42,16 +42,6 @@ MEMORY_LRU = 64  # recent non-fixed phrases ("repeat" says the same line again)
 
 class TTSError(Exception):
     """The voice can't be loaded: one plain sentence."""
-
-
-class Synthesizer(Protocol):
-    """What the speaker needs from a voice."""
-
-    sample_rate: int
-
-    def speak(self, text: str) -> Iterator[Pcm]:
-        """Audio for ``text``, one phrase at a time (the first one as early as possible)."""
-        ...
 
 
 @dataclass(frozen=True)

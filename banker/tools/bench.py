@@ -9,7 +9,7 @@ acted on without a question) or, for chatter, *accepted* (acted on). A naive poc
 decode (the literal JSGF, default settings, whatever it outputs is acted on) is measured on a
 subset of the same clips as the baseline. Clips are cached under ``~/.cache/banker/clips``.
 
-Latency, cold start and memory come from ``banker.speech.latency.measure`` when present.
+Latency, cold start and memory come from ``banker.frontends.voice.latency.measure`` when present.
 """
 
 from __future__ import annotations
@@ -318,9 +318,9 @@ def _recogniser_resources() -> dict[str, Any]:
 
 def _latency(quick: bool) -> dict[str, Any]:
     try:
-        from banker.speech import latency
+        from banker.frontends.voice import latency
     except ImportError:
-        return {"error": "banker.speech.latency is not available"}
+        return {"error": "banker.frontends.voice.latency is not available"}
     try:
         rep = latency.measure(quick=quick)
     except Exception as exc:  # the latency rig needs the voice loop; report, don't crash
@@ -406,7 +406,7 @@ def run_bench(quick: bool, out: Path | None, stream: TextIO | None = None,
     rec = report["recogniser"]
     print(f"recogniser: {rec['engine']}, load + first decode {rec['load_and_first_decode_s']} s",
           file=stream)
-    print("latency (banker.speech.latency)...", file=stream, flush=True)
+    print("latency (banker.frontends.voice.latency)...", file=stream, flush=True)
     report["latency"] = _latency(quick)
     lat = report["latency"]
     print(lat.get("table") or f"latency not measured: {lat.get('error')}", file=stream)

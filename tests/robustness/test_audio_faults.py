@@ -4,7 +4,7 @@
   sentence, the game goes on with the other engine;
 * the sound device disappears in the middle of a game (the PulseAudio server dies): Mr. Monopoly
   says so in one sentence, once, and the game goes on with typed lines: nothing is lost, and
-  Ctrl-D ends it at once (``banker/frontends/voice.py`` watches the devices).
+  Ctrl-D ends it at once (``banker/frontends/voice/devices.py`` watches the devices).
 
 PulseAudio must be installed (``apt-get install pulseaudio pulseaudio-utils libportaudio2``):
 like the live speech tests, these fail loudly rather than skip when it is missing

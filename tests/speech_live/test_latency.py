@@ -6,8 +6,8 @@ import math
 
 import numpy as np
 
+from banker.frontends.voice.latency import measure
 from banker.speech.audio import resample
-from banker.speech.latency import measure
 from banker.speech.tts import PiperTTS
 
 

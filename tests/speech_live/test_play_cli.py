@@ -172,3 +172,22 @@ def test_a_command_in_a_noisy_room(sound_card: SoundCard, said, tmp_path: Path) 
     assert rc == 0, err
     cash = _state(game, env)["cash"]
     assert cash == {"racecar": 1384, "dog": 1496}, cash
+
+
+def test_ctrl_c_in_a_voice_game_says_the_game_is_saved(sound_card: SoundCard, tmp_path: Path) -> None:
+    """Issue 11, item 10: Ctrl-C leaves with the game saved, and he says (and prints) so."""
+    import signal
+
+    env = _env(sound_card.env, tmp_path)
+    game = tmp_path / "g.sqlite"
+    play = Play(["--players", "racecar,dog", "--game", str(game)], env)
+    play.wait_for(r"Welcome to Monopoly[^\n]*\n> ")
+    play.send("racecar: buy baltic avenue")
+    play.wait_for(r"M60[^\n]*")
+    play.proc.send_signal(signal.SIGINT)
+    rc = play.proc.wait(timeout=60)
+    err = play.proc.stderr.read() if play.proc.stderr else ""
+    assert rc == 0, err
+    assert "Traceback" not in err
+    play.wait_for(r"\nGame saved\. Resume with banker play --resume\.\n")
+    assert _state(game, env)["cash"]["racecar"] == 1440

@@ -139,21 +139,20 @@ def test_a_press_without_speech_during_an_auction_is_a_bid(sound_card: SoundCard
     assert table.close() == 0
 
 
-def test_players_join_by_pressing_their_buttons(sound_card: SoundCard, tts: PiperTTS, said,  # type: ignore[no-untyped-def]
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_players_join_by_pressing_their_buttons(sound_card: SoundCard, tts: PiperTTS, said) -> None:  # type: ignore[no-untyped-def]
     """Each join names the button and the token it got; a second press and a token's name
     change it (how a misheard token is put right)."""
     from banker.editions import load_edition
     from banker.frontends import voice
 
-    monkeypatch.setattr(voice, "JOIN_CLOSE", 1.5)  # 5 s at a real table
     out = Out()
     r, w = os.pipe()
     stdin = io.TextIOWrapper(io.FileIO(r, "r"), encoding="utf-8")
     vio = open_voice(load_config(), stdin, out, tts=tts)
     result: list[str] = []
     th = threading.Thread(target=lambda: result.append(
-        voice.join_by_voice(vio, load_edition("voice-banking"), out)), daemon=True)
+        voice.join_by_voice(vio, load_edition("voice-banking"), out, close_after=1.5)),
+        daemon=True)  # 5 s at a real table
     th.start()
     try:
         out.wait_for(r"Who's playing\?")
@@ -176,3 +175,19 @@ def test_players_join_by_pressing_their_buttons(sound_card: SoundCard, tts: Pipe
     finally:
         os.close(w)
         vio.close()
+
+
+def test_a_press_and_silence_is_answered_and_ctrl_d_says_the_game_is_saved(
+        sound_card: SoundCard, table: Table) -> None:
+    """Issue 11, item 10: a press with nothing said (no auction, no question) is not ignored,
+    and the end of input says the game is saved, on a line of its own."""
+    table.out.wait_for(r"Welcome to Monopoly")
+    table.quiet()
+    mark = len(table.out.getvalue())
+    table.type("1")  # racecar presses and says nothing
+    table.out.wait_for(r"I didn't hear anything\.", start=mark, timeout=15)
+    table.quiet()
+    assert "I didn't hear anything." in table.io.speaker.spoken
+    assert table.close() == 0
+    assert "Game saved. Resume with banker play --resume." in table.out.getvalue().splitlines()
+    assert "Game saved. Resume with banker play --resume." in table.io.speaker.spoken

@@ -1,0 +1,185 @@
+"""The players' ears: one press's listening, from the beep to the recognised words.
+
+A press beeps and starts listening; voice activity detection, a second press or the button's
+release ends the utterance; the recogniser decodes it for what the table expects, and the
+result (``TurnHeard``: the speech stage's ``Heard``, unchanged, with the turn it belongs to)
+is posted to the event loop.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from banker.frontends.voice.trace import T0, save_utterance, trace
+from banker.speech.denoise import LiveCleaner
+from banker.speech.protocols import NOTHING, AudioIn, AudioOut, Heard, Pcm, Recognizer
+from banker.speech.vad import EndOfSpeech, Utterance, VadSettings, speech_only
+
+LATE_BEEP = 0.3  # s: a listener starting later than this after the press doesn't beep
+GUESS_AFTER_FRAMES = 3  # 90 ms of silence after speech: start recognising (the hang-over runs on)
+
+
+@dataclass
+class Listening:
+    """One press's listening, run on its own thread."""
+
+    token: str  # "" while joining: the press has no token yet
+    key: str
+    holds: bool
+    focus: str
+    settings: VadSettings
+    pressed_at: float
+    detector: EndOfSpeech | None = None
+    ended_at: float | None = None  # when the end of the turn was decided
+    cut_off: bool = False  # the sound device went away: what was heard is dropped
+    # Recognise at a pause, before the hang-over ends (saves ~0.2 s). That guess hears only
+    # 90 ms after the last voiced frame, the final decode 200 ms: a lone short word can come
+    # out differently ("dog" -> "yep" was measured), so joining, where a word is all there
+    # is and 0.2 s doesn't matter, waits for the whole utterance.
+    early_guess: bool = True
+    _end: str | None = None
+
+    def end(self, reason: str) -> None:
+        """A second press or a release: end the utterance at the next frame."""
+        self._end = reason
+
+
+@dataclass(frozen=True)
+class TurnHeard:
+    """An input event: a finished listening, the utterance, and what the recogniser heard."""
+
+    listening: Listening
+    utterance: Utterance
+    heard: Heard
+    decoded_at: float
+
+
+class Listener:
+    """Microphone frames -> end of speech -> recognised text, for one press at a time."""
+
+    def __init__(self, mic: AudioIn, player: AudioOut, beep: Pcm | None, recognizer: Recognizer,
+                 post: Callable[[TurnHeard], None],
+                 cleaner: Callable[[], LiveCleaner | None] = lambda: None) -> None:
+        self.mic = mic
+        self.player = player
+        self.beep = beep
+        self.recognizer = recognizer
+        self.post = post
+        self.cleaner = cleaner  # a noise filter fed while the player talks (None: off)
+
+    def start(self, listening: Listening) -> None:
+        threading.Thread(target=self._run, args=(listening,), name="listener", daemon=True).start()
+
+    def _since(self, ls: Listening) -> float:
+        """When the player's words may start: after the press, after his last sound.
+
+        A listener that gets going late (the table was busy) skips the beep: the player is
+        already talking; the microphone's last two seconds fill the gap. He never listens
+        while he speaks, not even to his own beep: what the microphone caught before his last
+        sound (a barge-in stops him first) is left out. The times are computed, not waited
+        for, so a busy CPU can't make the listener miss words.
+        """
+        since = max(ls.pressed_at, self.player.sounding_until())
+        now = time.monotonic()
+        if self.beep is not None and now - ls.pressed_at < LATE_BEEP:
+            self.player.play(self.beep)
+            since = max(since, now + len(self.beep) / self.player.rate + self.player.latency)
+        return since
+
+    def _run(self, ls: Listening) -> None:
+        since = self._since(ls)
+        det = EndOfSpeech(ls.settings)
+        ls.detector = det
+        trace(f"listening to {ls.token or ls.key} (pressed {ls.pressed_at - T0:.3f}, "
+              f"from {since - T0:.3f})")
+        self.mic.start_listening(since)
+        clean, guess = self._hear(ls, det)
+        ls.ended_at = time.monotonic()
+        utt = det.utterance()
+        trace(f"end of turn: {utt.reason}, {len(utt.audio) / 16000:.2f} s heard, speech "
+              f"{utt.speech_start} to {utt.speech_end}")
+        save_utterance(utt)
+        heard = NOTHING
+        if utt.has_speech and not ls.cut_off:
+            try:
+                if guess is not None and guess.last_voiced == det.last_voiced:
+                    heard = guess.result()  # nothing was said after the pause
+                else:
+                    heard = self.recognizer.recognize(decodable(utt, clean, True), ls.focus)
+            except Exception:  # a recogniser hiccup is "sorry?", not a crash
+                heard = NOTHING
+        trace(f"recognised {heard.text!r} ({heard.confidence:.2f}) in "
+              f"{time.monotonic() - ls.ended_at:.3f} s")
+        self.post(TurnHeard(ls, utt, heard, time.monotonic()))
+
+    def _hear(self, ls: Listening, det: EndOfSpeech) -> tuple[LiveCleaner | None, _Guess | None]:
+        """Feed the detector until the turn ends; a guess is started at a pause."""
+        frames = self.mic.frames()
+        guess: _Guess | None = None
+        clean = self.cleaner()
+        try:
+            while det.reason is None:
+                if ls._end is not None:
+                    det.end("release" if ls._end == "release" else "press")
+                    break
+                try:
+                    frame = frames.get(timeout=0.05)
+                except queue.Empty:
+                    if det.seconds == 0 and time.monotonic() - ls.pressed_at > ls.settings.max_seconds + 3:
+                        det.end("silence")  # a dead microphone must not hang the table
+                    continue
+                det.feed(frame)
+                if clean is not None:
+                    clean.feed(frame)
+                elif (clean := self.cleaner()) is not None:  # loaded while listening: catch up
+                    clean.feed(det.utterance().audio.tobytes())
+                if (ls.early_guess and det.reason is None and det.in_speech
+                        and det.quiet_frames == GUESS_AFTER_FRAMES):
+                    # A pause: maybe the end. Recognise what we have while the hang-over
+                    # runs; if no more speech comes, the answer is ready when the turn ends.
+                    guess = _Guess(self.recognizer, decodable(det.utterance(), clean, False),
+                                   ls.focus, det.last_voiced)
+        finally:
+            self.mic.stop_listening()
+        return clean, guess
+
+
+def decodable(utt: Utterance, clean: LiveCleaner | None, final: bool) -> Pcm:
+    """The speech to decode: the noise-filtered audio when the room is noisy."""
+    raw = speech_only(utt)
+    if clean is None or not clean.wanted(raw):
+        trace("noise filter: " + ("not loaded" if clean is None else "not needed"))
+        return raw
+    trace("noise filter: on")
+    audio = clean.finish(len(utt.audio)) if final else clean.so_far(len(utt.audio))
+    return speech_only(replace(utt, audio=audio))
+
+
+class _Guess:
+    """Recognition started early, at a pause, on a thread of its own."""
+
+    def __init__(self, recognizer: Recognizer, audio: Pcm, focus: str,
+                 last_voiced: int | None) -> None:
+        self.last_voiced = last_voiced
+        self._done = threading.Event()
+        self._value: Heard = NOTHING
+        self._error: BaseException | None = None
+
+        def run() -> None:
+            try:
+                self._value = recognizer.recognize(audio, focus)
+            except BaseException as exc:  # re-raised where the result is used
+                self._error = exc
+            finally:
+                self._done.set()
+        threading.Thread(target=run, name="early-asr", daemon=True).start()
+
+    def result(self) -> Heard:
+        self._done.wait()
+        if self._error is not None:
+            raise self._error
+        return self._value
