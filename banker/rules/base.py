@@ -223,7 +223,8 @@ class Rules:
 
     # --- money by hand, money from the bank -------------------------------------------------
     def do_pay(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
-        """"pay N" to ``pay_account``, or to a named player still in the game."""
+        """"pay N" to ``pay_account``, or to a named player still in the game (a player out
+        of the game is refused, with the reason, as a deal with them is)."""
         p, n = cmd.player, self.amount(cmd)
         self.check_amount(n)
         to = cmd.intent.get("player") or self.pay_account
@@ -231,6 +232,8 @@ class Rules:
             raise Refusal("pay_self")
         if to != self.pay_account and to not in state.players:
             raise Refusal("not_playing", player=Who(to))
+        if to in state.players and state.players[to].out:  # as deals: the money would vanish
+            raise Refusal("player_out", player=Who(to))
         self.require_cash(state, p, n)
         into = n if to == "jackpot" else 0
         return Outcome(events=self.pay(p, to, n)).say(
