@@ -1,7 +1,9 @@
 """Monopoly Jackpot, tested directly on the pure rules core (and a few Session dialogues).
 
-Every event of every decision is applied one at a time and the invariants are checked after
-each one: money conserved at $21,000, no negative balance, no unowned street with a house.
+Through the one given/when/then helper (``tests/rules/scenario.py``): every event of every
+decision is applied one at a time and the invariants are checked after each one (money
+conserved at $21,000, no negative balance, no unowned street with a house), and a refusal
+must leave the state unchanged.
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ import pytest
 from banker.editions import load_edition
 from banker.interpreter.session import Session, VirtualClock
 from banker.nlu.matcher import Matcher, Recognized
-from banker.rules import Command, Draws, GameState, Intent, Outcome, Refusal, apply
+from banker.rules import Draws, GameState, Outcome, Refusal
 from banker.rules.events import CashMoved, GameEnded
 from banker.rules.invariants import check
 from banker.rules.jackpot import JackpotRules
+from tests.rules.scenario import Scenario, keys
 
 ED = load_edition("jackpot")
 RULES = JackpotRules(ED)
@@ -28,39 +31,32 @@ FOUR = ("car", "dog", "shoe", "hat")
 
 
 def new(players: tuple[str, ...] = FOUR) -> GameState:
-    state = RULES.initial_state(list(players), {}, seed=1)
-    assert check(state, TOTAL) == []
-    return state
+    return Scenario(RULES, RULES.initial_state(list(players), {}, seed=1)).state
 
 
+# The states here are values passed along, so each step is a scenario forked from a state.
 def applied(state: GameState, out: Outcome) -> GameState:
     """The state after ``out``, checking every invariant after every single event."""
-    for e in out.events:
-        state = apply(state, e)
-        problems = check(state, TOTAL)
-        assert problems == [], (e, problems)
-    return state
+    sc = Scenario(RULES, state.clone())
+    sc.apply(out.events, "outcome")
+    return sc.state
 
 
 def decide(state: GameState, who: str, intent: str, forced: dict[str, Any] | None = None, /,
            **slots: Any) -> Outcome:
-    return RULES.decide(state, Command(who, Intent(intent, slots)), Draws(forced=forced or {}))
+    return Scenario(RULES, state).decide(who, intent, forced, **slots)
 
 
 def play(state: GameState, who: str, intent: str, forced: dict[str, Any] | None = None, /,
          **slots: Any) -> tuple[GameState, Outcome]:
-    out = decide(state, who, intent, forced, **slots)
-    return applied(state, out), out
+    sc = Scenario(RULES, state.clone())
+    out = sc.when(who, intent, forced, **slots)
+    return sc.state, out
 
 
 def refusal(state: GameState, who: str, intent: str, /, **slots: Any) -> str:
-    with pytest.raises(Refusal) as exc:
-        decide(state, who, intent, **slots)
-    return exc.value.code
-
-
-def keys(out: Outcome) -> list[str]:
-    return [line.key for line in out.lines]
+    """The refusal code; the scenario also checks that the state is unchanged."""
+    return Scenario(RULES, state).refused(who, intent, **slots)
 
 
 def chance(state: GameState, taker: str, bets: dict[str, int], outcome: str,
@@ -79,10 +75,9 @@ def chance(state: GameState, taker: str, bets: dict[str, int], outcome: str,
 
 def answer(state: GameState, out: Outcome, **slots: Any) -> tuple[GameState, Outcome]:
     """Answer the outcome's question: its ``then`` command decided again with the answer."""
-    assert out.question is not None
-    then = out.question.then
-    again = RULES.decide(state, Command(then.player, then.intent.with_slots(**slots)), Draws())
-    return applied(state, again), again
+    sc = Scenario(RULES, state.clone())
+    again = sc.answer(out, **slots)
+    return sc.state, again
 
 
 def owned(state: GameState, who: str, *streets: str) -> GameState:

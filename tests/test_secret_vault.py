@@ -1,8 +1,10 @@
 """Secret Vault rules, tested directly on the pure core (no session, no speech, no journal).
 
-Every event of every scripted command is applied one at a time and ``invariants.check`` runs
-after each: money is not finite in this edition, but the 4 keys and 24 hotels must always be
-somewhere (box, vault, a player's supply, on a street, or used on an unlocked street).
+Through the one given/when/then helper (``tests/rules/scenario.py``), every event of every
+scripted command is applied one at a time and ``invariants.check`` runs after each (and a
+refusal must leave every field of the state unchanged): money is not finite in this edition,
+but the 4 keys and 24 hotels must always be somewhere (box, vault, a player's supply, on a
+street, or used on an unlocked street).
 """
 
 from __future__ import annotations
@@ -16,11 +18,11 @@ import pytest
 import yaml
 
 from banker.editions.loader import load_edition
-from banker.rules import Command, Draws, Intent, Outcome, Refusal, rules_for
-from banker.rules.events import GameEnded, VaultCodeSet, apply_in_place
+from banker.rules import Outcome, Refusal, rules_for
+from banker.rules.events import GameEnded, VaultCodeSet
 from banker.rules.invariants import check
 from banker.rules.secret_vault import SecretVaultRules, counted
-from banker.rules.state import GameState
+from tests.rules.scenario import Scenario
 
 ED = load_edition("secret-vault")
 _RULES = rules_for(ED)
@@ -31,36 +33,20 @@ CLASSIC = yaml.safe_load((Path(__file__).parent.parent / "config" / "editions"
 LOCKED = {"Vermont Avenue", "St. James Place", "Ventnor Avenue", "Boardwalk"}
 
 
-class Game:
-    """A game on the pure rules: ``do`` decides and applies event by event, checking the
-    invariants after each; ``refuse`` checks the refusal code and that nothing changed."""
+class Game(Scenario):
+    """The one scenario helper (``tests/rules/scenario.py``) with this edition's shortcuts:
+    ``do`` is ``when``, ``refuse`` is ``refused`` (which checks that nothing changed)."""
 
     def __init__(self, players: tuple[str, ...] = ("duck", "dog", "cat"),
                  options: dict[str, str] | None = None, seed: int = 7) -> None:
-        self.state: GameState = RULES.initial_state(list(players), dict(options or {}), seed)
-        self.events = 0
-        assert check(self.state) == []
+        super().__init__(RULES, RULES.initial_state(list(players), dict(options or {}), seed))
 
-    def do(self, who: str, intent: str, /, forced: dict[str, Any] | None = None,
-           **slots: Any) -> Outcome:
-        out = RULES.decide(self.state, Command(who, Intent(intent, slots)),
-                           Draws(forced=dict(forced or {})))
-        for e in out.events:
-            apply_in_place(self.state, e)
-            self.events += 1
-            assert check(self.state) == [], f"after {e} of {intent}"
-        return out
-
-    def refuse(self, who: str, intent: str, /, **slots: Any) -> str:
-        before = self.state.view()
-        with pytest.raises(Refusal) as exc:
-            RULES.decide(self.state, Command(who, Intent(intent, slots)), Draws())
-        assert self.state.view() == before
-        return exc.value.code
+    do = Scenario.when
+    refuse = Scenario.refused
 
     def code(self, n: int) -> None:
         """What a transcript's ``next: {vault_code: n}`` does (through Session.force)."""
-        apply_in_place(self.state, VaultCodeSet(n))
+        self.given(VaultCodeSet(n))
 
     def open_vault(self, player: str, street: str | None = None) -> Outcome:
         self.code(6)
@@ -68,9 +54,6 @@ class Game:
         if street is not None:
             self.do(player, "use_key", property=street)
         return out
-
-    def cash(self, token: str) -> int:
-        return self.state.cash(token)
 
 
 def test_rules_module_is_secret_vault() -> None:
@@ -319,9 +302,9 @@ def test_go_tax_and_jail() -> None:
     assert g.refuse("duck", "get_out_of_jail") == "not_in_jail"
     g.do("duck", "go_to_jail")
     assert g.state.players["duck"].in_jail
-    out = g.do("duck", "go_to_jail")
-    assert not out.events and [ln.key for ln in out.lines] == ["already_in_jail"]
-    assert g.refuse("duck", "pass_go") == "in_jail_no_go"
+    # one jail for every edition: a second "go to jail" changes nothing, with one refusal code
+    assert g.refuse("duck", "go_to_jail") == "already_in_jail"
+    assert g.refuse("duck", "pass_go") == "jail_no_go"
     g.do("duck", "get_out_of_jail")
     assert (g.cash("duck"), g.state.vault_cash, g.state.players["duck"].in_jail) == (2900, 1000,
                                                                                     False)

@@ -14,33 +14,17 @@ import yaml
 
 from banker import safe_yaml
 from banker.editions.model import AuctionSpec, ChanceCard, Edition, OptionSpec, Street, Token
+from banker.editions.needs import Needs
+from banker.editions.registry import REGISTRY
 from banker.paths import config_dir
 
-# What each rules module needs from its data. Kept here (not in the rules package) so that
-# loading data never imports rule code.
-RULE_NEEDS: dict[str, dict[str, tuple[str, ...]]] = {
-    "voice_banking": {
-        "rent": ("base", "house", "hotel"),
-        "fees": ("pass_go", "bail", "trade"),
-        "stock": ("houses", "hotels"),
-    },
-    "secret_vault": {
-        "rent": ("base", "set", "hotel1", "hotel2"),
-        "fees": ("pass_go", "pass_go_vault", "tax", "bail", "pay_to_guess", "vault_start",
-                 "vault_refill"),
-        "stock": ("keys", "hotels"),
-    },
-    "jackpot": {
-        "rent": ("base", "pair"),
-        "fees": ("pass_go", "bail"),
-        "stock": ("houses_per_player",),
-    },
-}
-
-CHANCE_EFFECTS = {
-    "collect", "pay", "collect_each", "pay_each", "repairs", "advance_go", "advance", "jail",
-    "jail_free", "pay_vault", "vault_guess",
-}
+TOP_KEYS = ("id", "name", "rules", "currency", "start_cash", "players", "money", "tokens",
+            "fees", "auction", "stock", "streets", "chance", "options", "extra")
+STREET_KEYS = ("name", "group", "price", "rent", "house_cost", "mortgage", "unmortgage",
+               "locked")
+#: an unknown rules module: only that is reported, plus what every module would refuse
+NO_NEEDS = Needs(rent=(), fees=(), stock=(),
+                 effects=frozenset().union(*(e.needs.effects for e in REGISTRY.values())))
 
 
 class EditionError(Exception):
@@ -100,6 +84,13 @@ class _Checker:
     def err(self, path: str, msg: str) -> None:
         self.errors.append(f"{path}: {msg}")
 
+    def unknown(self, data: Mapping[str, Any], path: str, known: tuple[str, ...]) -> None:
+        """A key nobody reads is a typo: name it with its path and the keys that are known."""
+        for key in data:
+            if key not in known:
+                full = f"{path}.{key}" if path else str(key)
+                self.err(full, f"unknown key (known: {', '.join(known) or 'none'})")
+
     def get(self, data: Mapping[str, Any], key: str, path: str, kind: type | tuple[type, ...],
             default: Any = ..., check: Callable[[Any], str | None] | None = None) -> Any:
         full = f"{path}.{key}" if path else key
@@ -133,6 +124,7 @@ def _not_negative(v: Any) -> str | None:
 
 
 def parse_edition(text: str, source: str = "<edition>") -> Edition:
+    """Parse and check one edition file: every problem, with its key path, in one error."""
     try:
         data = safe_yaml.safe_load(text)  # refuses YAML bombs and deep nesting
     except yaml.YAMLError as exc:
@@ -142,31 +134,53 @@ def parse_edition(text: str, source: str = "<edition>") -> Edition:
     if not isinstance(data, dict):
         raise EditionError(source, ["the file must be a mapping of keys to values"])
     c = _Checker()
+    c.unknown(data, "", TOP_KEYS)
     ed_id = c.get(data, "id", "", str, check=lambda v: None if v.strip() else "must not be empty")
     name = c.get(data, "name", "", str, default=ed_id or "")
     rules = c.get(data, "rules", "", str)
-    needs = RULE_NEEDS.get(rules or "", {})
-    if rules is not None and rules not in RULE_NEEDS:
-        c.err("rules", f"unknown rules module {rules!r} (known: {', '.join(RULE_NEEDS)})")
+    entry = REGISTRY.get(rules or "")
+    if rules is not None and entry is None:
+        c.err("rules", f"unknown rules module {rules!r} (known: {', '.join(REGISTRY)})")
+    needs = entry.needs if entry is not None else NO_NEEDS
     currency = c.get(data, "currency", "", str, default="M")
     start_cash = c.get(data, "start_cash", "", int, check=_positive)
     players = c.get(data, "players", "", dict, default={"min": 2, "max": 4}) or {}
     pmin = c.get(players, "min", "players", int, default=2, check=_positive)
     pmax = c.get(players, "max", "players", int, default=4, check=_positive)
-
     money = c.get(data, "money", "", dict, default={}) or {}
     finite = c.get(money, "finite", "money", bool, default=False)
     total = c.get(money, "total", "money", int, default=None, check=_positive) if finite else None
     if finite and "total" not in money:
         c.err("money.total", "is missing (a finite bank needs its total)")
+    tokens = _tokens(c, data, pmax)
+    fees = _int_map(c, data, "fees", needs.fees, needs.optional_fees)
+    stock = _int_map(c, data, "stock", needs.stock, ())
+    auction = _auction(c, data)
+    streets = _streets(c, data, needs)
+    cards = _chance(c, data, needs, [s.name for s in streets])
+    options = _options(c, data)
+    extra = _extra(c, data, needs)
+    if c.errors:
+        raise EditionError(source, c.errors)
+    snames = {s.name for s in streets}
+    assert ed_id and rules and start_cash and pmin and pmax and auction
+    return Edition(
+        id=ed_id, name=name or ed_id, rules=rules, currency=currency or "M",
+        start_cash=start_cash, min_players=pmin, max_players=pmax, tokens=tuple(tokens),
+        streets=tuple(streets), chance=tuple(cards), fees=fees, stock=stock, auction=auction,
+        money_total=total, options=tuple(options), extra=extra,
+        foreign_streets=tuple(n for n in _classic_names() if n not in snames),
+    )
 
+
+def _tokens(c: _Checker, data: Mapping[str, Any], pmax: int | None) -> list[Token]:
     tokens: list[Token] = []
-    raw_tokens = c.get(data, "tokens", "", list)
-    for i, t in enumerate(raw_tokens or []):
+    for i, t in enumerate(c.get(data, "tokens", "", list) or []):
         p = f"tokens[{i}]"
         if not isinstance(t, dict):
             c.err(p, "must be a mapping with id and name")
             continue
+        c.unknown(t, p, ("id", "name", "aliases"))
         tid = c.get(t, "id", p, str)
         tname = c.get(t, "name", p, str, default=tid or "")
         aliases = c.get(t, "aliases", p, list, default=[]) or []
@@ -177,29 +191,38 @@ def parse_edition(text: str, source: str = "<edition>") -> Edition:
         c.err("tokens", f"token id {dup!r} appears twice")
     if pmax and tokens and pmax > len(tokens):
         c.err("players.max", f"is {pmax} but there are only {len(tokens)} tokens")
+    return tokens
 
-    fees = _int_map(c, data, "fees", needs.get("fees", ()))
-    stock = _int_map(c, data, "stock", needs.get("stock", ()))
 
-    auction_raw = c.get(data, "auction", "", dict) or {}
-    a_open = c.get(auction_raw, "open", "auction", int, check=_positive)
-    a_step = c.get(auction_raw, "step", "auction", int, check=_positive)
-    a_quiet = c.get(auction_raw, "quiet_seconds", "auction", (int, float), default=3)
-    a_final = c.get(auction_raw, "final_seconds", "auction", (int, float), default=3)
+def _auction(c: _Checker, data: Mapping[str, Any]) -> AuctionSpec | None:
+    raw = c.get(data, "auction", "", dict) or {}
+    c.unknown(raw, "auction", ("open", "step", "quiet_seconds", "final_seconds"))
+    a_open = c.get(raw, "open", "auction", int, check=_positive)
+    a_step = c.get(raw, "step", "auction", int, check=_positive)
+    a_quiet = c.get(raw, "quiet_seconds", "auction", (int, float), default=3)
+    a_final = c.get(raw, "final_seconds", "auction", (int, float), default=3)
+    if not (a_open and a_step):
+        return None
+    return AuctionSpec(a_open, a_step, float(a_quiet or 3), float(a_final or 3))
 
+
+def _streets(c: _Checker, data: Mapping[str, Any], needs: Needs) -> list[Street]:
     streets: list[Street] = []
     for i, s in enumerate(c.get(data, "streets", "", list) or []):
         p = f"streets[{i}]"
         if not isinstance(s, dict):
             c.err(p, "must be a mapping")
             continue
+        c.unknown(s, p, STREET_KEYS)
         sname = c.get(s, "name", p, str)
         group = c.get(s, "group", p, str)
         price = c.get(s, "price", p, int, check=_positive)
         rent = c.get(s, "rent", p, dict)
         rent_map: dict[str, int] = {}
         if isinstance(rent, dict):
-            for key in needs.get("rent", ()):
+            if needs.rent:
+                c.unknown(rent, f"{p}.rent", needs.rent)
+            for key in needs.rent:
                 v = c.get(rent, key, f"{p}.rent", int, check=_not_negative)
                 if v is not None:
                     rent_map[key] = v
@@ -213,18 +236,23 @@ def parse_edition(text: str, source: str = "<edition>") -> Edition:
     snames = [s.name for s in streets]
     for dup in sorted({n for n in snames if snames.count(n) > 1}):
         c.err("streets", f"street {dup!r} appears twice")
+    return streets
 
+
+def _chance(c: _Checker, data: Mapping[str, Any], needs: Needs,
+            snames: list[str]) -> list[ChanceCard]:
     cards: list[ChanceCard] = []
     for i, cd in enumerate(c.get(data, "chance", "", list, default=[]) or []):
         p = f"chance[{i}]"
         if not isinstance(cd, dict):
             c.err(p, "must be a mapping with id, title and effect")
             continue
+        c.unknown(cd, p, ("id", "title", "effect"))
         cid = c.get(cd, "id", p, str)
         title = c.get(cd, "title", p, str, default=cid or "")
         effect = c.get(cd, "effect", p, dict)
         if isinstance(effect, dict):
-            unknown = set(effect) - CHANCE_EFFECTS
+            unknown = set(effect) - needs.effects
             if unknown:
                 c.err(f"{p}.effect", f"unknown effect {sorted(unknown)[0]!r}")
             adv = effect.get("advance")
@@ -235,44 +263,63 @@ def parse_edition(text: str, source: str = "<edition>") -> Edition:
     cids = [cd.id for cd in cards]
     for dup in sorted({n for n in cids if cids.count(n) > 1}):
         c.err("chance", f"card id {dup!r} appears twice")
+    return cards
 
+
+def _options(c: _Checker, data: Mapping[str, Any]) -> list[OptionSpec]:
     options: list[OptionSpec] = []
     for key, spec in (c.get(data, "options", "", dict, default={}) or {}).items():
         p = f"options.{key}"
         if not isinstance(spec, dict):
             c.err(p, "must be a mapping with default and choices")
             continue
+        c.unknown(spec, p, ("default", "choices", "doc"))
         choices = c.get(spec, "choices", p, list) or []
         default = c.get(spec, "default", p, str)
         if default is not None and choices and default not in choices:
             c.err(f"{p}.default", f"{default!r} is not one of the choices")
         options.append(OptionSpec(str(key), default or "", tuple(str(x) for x in choices),
                                   str(spec.get("doc", ""))))
-
-    extra = c.get(data, "extra", "", dict, default={}) or {}
-    if c.errors:
-        raise EditionError(source, c.errors)
-    classic = _classic_names()
-    assert ed_id and rules and start_cash and pmin and pmax and a_open and a_step
-    return Edition(
-        id=ed_id, name=name or ed_id, rules=rules, currency=currency or "M",
-        start_cash=start_cash, min_players=pmin, max_players=pmax, tokens=tuple(tokens),
-        streets=tuple(streets), chance=tuple(cards), fees=fees, stock=stock,
-        auction=AuctionSpec(a_open, a_step, float(a_quiet), float(a_final)),
-        money_total=total, options=tuple(options), extra=extra,
-        foreign_streets=tuple(n for n in classic if n not in snames),
-    )
+    return options
 
 
-def _int_map(c: _Checker, data: Mapping[str, Any], key: str, required: tuple[str, ...]) -> dict[str, int]:
+def _extra(c: _Checker, data: Mapping[str, Any], needs: Needs) -> dict[str, Any]:
+    """``extra:`` as the rules module reads it: only its keys, each checked, defaults filled."""
+    raw = c.get(data, "extra", "", dict, default={}) or {}
+    if needs is NO_NEEDS:
+        return dict(raw)
+    c.unknown(raw, "extra", tuple(needs.extra))
+    out: dict[str, Any] = {}
+    for key, spec in needs.extra.items():
+        if key in raw:
+            before = len(c.errors)
+            spec.check(raw[key], f"extra.{key}", c.err)
+            if len(c.errors) == before:
+                out[key] = raw[key]
+        elif spec.required:
+            c.err(f"extra.{key}", "is missing")
+        elif spec.default is not None:
+            out[key] = spec.default
+    if len(c.errors) == 0:
+        for cross in needs.cross:
+            cross(out, c.err)
+    return out
+
+
+def _int_map(c: _Checker, data: Mapping[str, Any], key: str, required: tuple[str, ...],
+             optional: tuple[str, ...]) -> dict[str, int]:
+    """Whole numbers under ``key``: the ``required`` ones, and ``optional`` ones if given. With
+    no needs known (an unknown rules module) any key is read, so the other errors still show."""
     raw = c.get(data, key, "", dict, default={}) or {}
+    if required or optional:
+        c.unknown(raw, key, (*required, *optional))
     out: dict[str, int] = {}
     for k in required:
         v = c.get(raw, k, key, int, check=_not_negative)
         if v is not None:
             out[k] = v
     for k, v in raw.items():
-        if k not in out:
+        if k not in out and (k in optional or not (required or optional)):
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 c.err(f"{key}.{k}", f"must be a whole number of at least 0, not {v!r}")
             else:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from banker.editions.model import Edition
 from banker.rules.base import Rules
 from banker.rules.events import Event, apply, apply_in_place, event_from_json, fold
+from banker.rules.lookup import rules_class
 from banker.rules.outcome import (
     QUERIES,
     Command,
@@ -33,17 +34,5 @@ __all__ = [
 
 
 def rules_for(edition: Edition) -> Rules:
-    """The rules module named by the edition's ``rules:`` key."""
-    if edition.rules == "voice_banking":
-        from banker.rules.voice_banking import VoiceBankingRules
-
-        return VoiceBankingRules(edition)
-    if edition.rules == "secret_vault":
-        from banker.rules.secret_vault import SecretVaultRules
-
-        return SecretVaultRules(edition)
-    if edition.rules == "jackpot":
-        from banker.rules.jackpot import JackpotRules
-
-        return JackpotRules(edition)
-    raise ValueError(f"unknown rules module {edition.rules!r}")
+    """The rules class registered for the edition's ``rules:`` key, for this edition."""
+    return rules_class(edition.rules)(edition)

@@ -80,3 +80,40 @@ def test_unknown_edition_exits_2(tmp_path: Path) -> None:
     assert r.returncode == 2
     assert "no edition called 'nope'" in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "g.sqlite").exists()
+
+
+JP = (editions_dir() / "jackpot.yaml").read_text()
+SV = (editions_dir() / "secret-vault.yaml").read_text()
+
+
+@pytest.mark.parametrize(("text", "error"), [
+    # a typo in Jackpot's payout table used to pay 0 without a word
+    (JP.replace("payout: {x1 pay out: 1,", "payout: {x1 pay outt: 1,"),
+     "extra.payout.x1 pay outt: is not one of spinner_outcomes"),
+    (JP.replace("jail_tries: 3", "jail_tires: 3"),
+     "extra.jail_tires: unknown key (known: spinner_outcomes, spinner_segments, payout, "
+     "hot_house, jail_tries)"),
+    (JP.replace("hot_house: {one: 2, pair: 4}", "hot_house: {one: 2, pairs: 4}"),
+     "extra.hot_house.pairs: unknown key (known: one, pair)"),
+    (JP.replace("jail_tries: 3", "jail_tries: three"),
+     "extra.jail_tries: must be a whole number of at least 1, not 'three'"),
+    (SV.replace("vault_items: {key: 1, hotel: 1}", "vault_items: {key: 1, hotels: 1}"),
+     "extra.vault_items.hotels: unknown key (known: key, hotel)"),
+    (VB.replace("start_cash: 1500", "start_cash: 1500\nstart_money: 2000"),
+     "start_money: unknown key (known: id, name, rules,"),
+    (VB.replace("  bail: 50 ", "  bale: 50 "), "fees.bale: unknown key (known: pass_go, bail, trade)"),
+    (VB.replace("rent: {base: 2, house: 10,", "rent: {base: 2, house: 10, hotels: 1,"),
+     "streets[0].rent.hotels: unknown key (known: base, house, hotel)"),
+    (SV.replace("effect: {pay_vault: 200}", "effect: {pay: 200}"),
+     "chance[2].effect: unknown effect 'pay'"),  # Secret Vault pays fines into the vault
+])
+def test_misspelt_keys_fail_at_load_with_their_path(text: str, error: str) -> None:
+    with pytest.raises(EditionError) as err:
+        parse_edition(text, "typo.yaml")
+    assert any(e.startswith(error) for e in err.value.errors), err.value.errors
+
+
+def test_extra_defaults_are_filled_in_for_the_rules() -> None:
+    ed = parse_edition(JP.replace("  jail_tries: 3\n", ""), "jp.yaml")
+    assert ed.extra["jail_tries"] == 3 and ed.extra["hot_house"] == {"one": 2, "pair": 4}
+    assert set(load_edition("voice-banking").extra) == set()

@@ -1,0 +1,156 @@
+"""Secret Vault deals between players: streets, unused hotels and the Get Out of Jail Free
+card for cash or for each other, each agreed by the other player on their own button."""
+
+from __future__ import annotations
+
+from banker.rules.events import BuildingsChanged, Event, ItemsMoved, OwnerChanged
+from banker.rules.outcome import Command, Draws, Intent, Money, Outcome, Question, Refusal, Who
+from banker.rules.state import GameState
+from banker.rules.sv_debts import DebtRules
+
+AGREE_TIMEOUT = 30.0
+
+
+class DealRules(DebtRules):
+    """Deals: the other player, what they can afford, their agreement, then one transaction."""
+
+    def other_player(self, state: GameState, p: str, who: object) -> str:
+        if who is None:
+            raise Refusal("which_player")
+        o = str(who)
+        if o not in state.players:
+            raise Refusal("not_playing", player=Who(o))
+        if o == p:
+            raise Refusal("deal_self")
+        if state.players[o].out:
+            raise Refusal("player_out", player=Who(o))
+        return o
+
+    def afford(self, state: GameState, buyer: str, amount: int) -> None:
+        """The paying side of a deal: no open debt, and enough cash."""
+        d = state.debt
+        if d is not None and d.debtor == buyer:
+            raise self.in_debt(state, buyer)
+        cash = state.cash(buyer)
+        if cash < amount:
+            raise Refusal("deal_short", player=Who(buyer), amount=Money(amount), cash=Money(cash),
+                          missing=Money(amount - cash))
+
+    def agreed(self, cmd: Command, other: str, deal: str) -> Outcome | None:
+        """None once ``other`` agreed; else the question to ask them (30 s, lapses) or, on
+        their "no", the declined line."""
+        yes = cmd.intent.get("yes")
+        if yes is None:
+            then = Command(cmd.player, Intent(cmd.name, dict(cmd.intent.slots)))
+            return Outcome(question=Question(
+                "ask_agree", other, "yes", then, lapses=True, timeout=AGREE_TIMEOUT,
+                params={"player": Who(cmd.player), "other": Who(other), "deal": deal}))
+        if not yes:
+            return Outcome().say("declined_deal", player=Who(cmd.player), other=Who(other))
+        return None
+
+    def strip_hotels(self, state: GameState, street: str, owner: str) -> list[Event]:
+        """A street changing hands in a deal leaves its hotels with its old owner's supply."""
+        h = state.streets[street]
+        if not h.hotels:
+            return []
+        return [BuildingsChanged(street, 0, 0, source=owner)]
+
+    def deal_done(self, out: Outcome, other: str) -> Outcome:
+        out.participants.add(other)
+        return out
+
+    def do_sell(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        p, street = cmd.player, self.street(cmd)
+        self.own(state, p, street)
+        buyer = self.other_player(state, p, cmd.intent.get("player"))
+        n = self.amount(cmd)
+        self.afford(state, buyer, n)
+        ask = self.agreed(cmd, buyer, f"sell you {street} for {self.edition.fmt(n)}")
+        if ask is not None:
+            return ask
+        events = [*self.strip_hotels(state, street, p), *self.pay(buyer, p, n),
+                  OwnerChanged(street, buyer)]
+        return self.deal_done(Outcome(events=events).say(
+            "sold_street", player=Who(p), other=Who(buyer), street=street, amount=Money(n),
+            cash=Money(state.cash(p) + n), other_cash=Money(state.cash(buyer) - n)), buyer)
+
+    def do_buy_from(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        p, street = cmd.player, self.street(cmd)
+        owner = state.owner(street)
+        if owner is None:
+            raise Refusal("no_owner_to_sell", street=street)
+        if owner == p:
+            raise Refusal("own_street", street=street)
+        named = cmd.intent.get("player")
+        if named is not None and named != owner:
+            raise Refusal("not_their_street", street=street, player=Who(str(named)),
+                          owner=Who(owner))
+        seller = self.other_player(state, p, owner)
+        n = self.amount(cmd)
+        self.afford(state, p, n)
+        ask = self.agreed(cmd, seller, f"buy your {street} for {self.edition.fmt(n)}")
+        if ask is not None:
+            return ask
+        events = [*self.strip_hotels(state, street, seller), *self.pay(p, seller, n),
+                  OwnerChanged(street, p)]
+        return self.deal_done(Outcome(events=events).say(
+            "bought_street", player=Who(p), other=Who(seller), street=street, amount=Money(n),
+            cash=Money(state.cash(p) - n), other_cash=Money(state.cash(seller) + n)), seller)
+
+    def do_trade(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        """Street for street with the owner of the other one, who must agree. Mortgages go
+        with the streets; hotels stay with their owners' supplies."""
+        p = cmd.player
+        give, get = self.street(cmd, "give"), self.street(cmd, "get")
+        self.own(state, p, give)
+        other = state.owner(get)
+        if other is None:
+            raise Refusal("no_owner_to_sell", street=get)
+        if other == p:
+            raise Refusal("own_street", street=get)
+        named = cmd.intent.get("player")
+        if named is not None and named != other:
+            raise Refusal("not_their_street", street=get, player=Who(str(named)),
+                          owner=Who(other))
+        self.other_player(state, p, other)
+        ask = self.agreed(cmd, other, f"trade {give} for your {get}")
+        if ask is not None:
+            return ask
+        events = [*self.strip_hotels(state, give, p), *self.strip_hotels(state, get, other),
+                  OwnerChanged(give, other), OwnerChanged(get, p)]
+        return self.deal_done(Outcome(events=events).say(
+            "traded_streets", player=Who(p), other=Who(other), give=give, get=get), other)
+
+    def item_deal(self, state: GameState, cmd: Command, item: str, selling: bool) -> Outcome:
+        """An unused hotel or the Get Out of Jail Free card for cash, with agreement."""
+        p = cmd.player
+        other = self.other_player(state, p, cmd.intent.get("player"))
+        seller, buyer = (p, other) if selling else (other, p)
+        n = self.amount(cmd)
+        if not state.players[seller].count(item):
+            raise Refusal("no_" + item, player=Who(seller))
+        self.afford(state, buyer, n)
+        what = "a hotel" if item == "hotel" else "the Get Out of Jail Free card"
+        deal = (f"sell you {what} for {self.edition.fmt(n)}" if selling
+                else f"buy {what} from you for {self.edition.fmt(n)}")
+        ask = self.agreed(cmd, other, deal)
+        if ask is not None:
+            return ask
+        events = [ItemsMoved(item, seller, buyer), *self.pay(buyer, seller, n)]
+        return self.deal_done(Outcome(events=events).say(
+            "item_sold", seller=Who(seller), buyer=Who(buyer), what=what, amount=Money(n),
+            seller_cash=Money(state.cash(seller) + n), buyer_cash=Money(state.cash(buyer) - n)),
+            other)
+
+    def do_sell_hotel(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        return self.item_deal(state, cmd, "hotel", selling=True)
+
+    def do_buy_hotel(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        return self.item_deal(state, cmd, "hotel", selling=False)
+
+    def do_sell_card(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        return self.item_deal(state, cmd, "jail_card", selling=True)
+
+    def do_buy_card(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        return self.item_deal(state, cmd, "jail_card", selling=False)

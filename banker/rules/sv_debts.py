@@ -1,0 +1,273 @@
+"""Secret Vault money: open debts, mortgages, bankruptcy and the final count.
+
+Short of an unavoidable payment nothing moves: Mr. Monopoly says what is missing and the debt
+stays open; the debtor can only raise money (mortgage, sell) or give up until it is paid,
+which happens by itself as soon as their cash covers it. The game ends when the last street
+gets an owner (or at the first bankruptcy): one last rent per street, then the most cash wins.
+"""
+
+from __future__ import annotations
+
+from banker.rules.base import Rules, counted
+from banker.rules.events import (
+    BuildingsChanged,
+    DebtChanged,
+    DeckChanged,
+    Event,
+    ItemsMoved,
+    JailChanged,
+    MortgageChanged,
+    OwnerChanged,
+    PlayerOut,
+    fold,
+)
+from banker.rules.invariants import COMMON
+from banker.rules.outcome import QUERIES, AllOf, Command, Draws, Money, Outcome, Refusal, Who
+from banker.rules.state import GameState
+
+JAIL_CARD = "jail-free"
+#: what a player with an open debt may still do: raise money, give up, or things that cost
+#: nothing (rent and tax are let through to say "still short", or to be paid if they can be;
+#: the card, not bail, gets a debtor out of jail). Everything else that moves their money
+#: waits until the debt is settled.
+DEBTOR_OK = frozenset({
+    "mortgage", "sell", "sell_hotel", "sell_card", "trade", "bankrupt", "collect", "pass_go",
+    "build_hotel", "use_key", "go_to_jail", "leave_jail", "guess", "free_parking", "open_vault",
+    "pay_rent", "tax", "auction", "get_out_of_jail",
+})
+
+
+def debts_valid(state: GameState, total: int | None) -> list[str]:
+    """An open debt is owed by a player still in the game, for more than nothing; at most
+    2 hotels stand on a street."""
+    problems = [f"{n} has {h.hotels} hotels" for n, h in state.streets.items() if h.hotels > 2]
+    d = state.debt
+    if d is not None and (d.debtor not in state.players or state.players[d.debtor].out):
+        problems.append(f"a debt owed by {d.debtor}, who is not in the game")
+    if d is not None and d.amount <= 0:
+        problems.append(f"a debt of {d.amount}")
+    return problems
+
+
+class DebtRules(Rules):
+    """Secret Vault's shortfall policy (an open debt) and everything that settles one."""
+
+    validators = (*COMMON, debts_valid)
+
+    @staticmethod
+    def end_mode(state: GameState) -> str:
+        return state.options.get("end", "all-owned")
+
+    # --- the one entry point: debts first, then the end of the game -----------------------
+    def decide(self, state: GameState, cmd: Command, draws: Draws | None = None) -> Outcome:
+        """As ``Rules.decide``, plus: a debtor can only raise money until the debt is paid;
+        an open debt is paid as soon as the debtor's cash covers it; the game ends when
+        the last street gets an owner."""
+        d = state.debt
+        if (d is not None and cmd.player == d.debtor and cmd.name not in QUERIES
+                and cmd.name not in DEBTOR_OK and not state.game_over
+                and cmd.name in self.intents):
+            raise self.in_debt(state, cmd.player)
+        out = super().decide(state, cmd, draws)
+        if out.events:
+            self.after(state, out)
+        return out
+
+    def after(self, state: GameState, out: Outcome) -> None:
+        after = fold(state, out.events)
+        d = after.debt
+        if d is not None and not after.players[d.debtor].out and after.cash(d.debtor) >= d.amount:
+            paid: list[Event] = [*self.pay(d.debtor, d.creditor, d.amount), DebtChanged(None)]
+            out.events += paid
+            out.participants.update(t for t in (d.debtor, d.creditor) if t in state.players)
+            out.say("debt_paid", player=Who(d.debtor), to=Who(d.creditor), amount=Money(d.amount),
+                    cash=Money(after.cash(d.debtor) - d.amount))
+            after = fold(after, paid)
+        if (not after.game_over and self.end_mode(after) == "all-owned"
+                and all(h.owner is not None for h in after.streets.values())):
+            out.say("all_owned")
+            out.events += self.final_count(after, out)
+
+    def final_count(self, state: GameState, out: Outcome) -> list[Event]:
+        """The end: every player still in collects one rent per street (set and hotel rent,
+        none if mortgaged), then the most cash wins (ties share the win)."""
+        events: list[Event] = []
+        for t in state.seated:
+            n = self.rent_total(state, t)
+            events += self.pay("bank", t, n)
+            out.say("final_rent", player=Who(t), amount=Money(n),
+                    streets=counted(len(state.owned_by(t)), "street"),
+                    cash=Money(state.cash(t) + n))
+            if n:
+                out.participants.add(t)
+        final = fold(state, events)
+        self.close_game(sorted(((t, final.cash(t)) for t in final.seated), key=lambda x: -x[1]),
+                        events, out)
+        return events
+
+    # --- rent and the measure ---------------------------------------------------------------
+    def rent(self, state: GameState, street: str) -> int:
+        """Rent from the state: nothing if mortgaged or unowned; hotel rent (on a whole set);
+        set rent for the whole set (a mortgaged member doesn't spoil it); else base rent.
+        Hotels left on a set broken by a deal earn base rent until it is whole again."""
+        s, h = self.edition.street(street), state.streets[street]
+        if h.owner is None or h.mortgaged:
+            return 0
+        whole = state.owns_set(h.owner, street)
+        if whole and h.hotels:
+            return s.rent["hotel2" if h.hotels >= 2 else "hotel1"]
+        if whole:
+            return s.rent["set"]
+        return s.rent["base"]
+
+    def rent_total(self, state: GameState, player: str) -> int:
+        return sum(self.rent(state, n) for n in state.owned_by(player))
+
+    def measure(self, state: GameState, player: str) -> int:
+        """During the game: cash plus one rent per street (the final count to come). Once
+        the game is over the rents have been collected, so it is cash alone."""
+        if state.game_over:
+            return state.cash(player)
+        return state.cash(player) + self.rent_total(state, player)
+
+    def can_bid(self, state: GameState, player: str) -> str | None:
+        if state.players[player].out:
+            return "player_out"
+        if state.debt is not None and state.debt.debtor == player:
+            return "in_debt_bid"
+        return None
+
+    # --- mortgages -------------------------------------------------------------------------
+    def own(self, state: GameState, player: str, street: str) -> None:
+        if state.owner(street) != player:
+            raise Refusal("not_your_street", street=street)
+
+    def do_mortgage(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        """At any time, hotels or not (the rulebook allows mortgaging a street with hotels)."""
+        p, street = cmd.player, self.street(cmd)
+        self.own(state, p, street)
+        if state.streets[street].mortgaged:
+            raise Refusal("already_mortgaged", street=street)
+        value = self.edition.street(street).mortgage
+        return Outcome(events=[*self.pay("bank", p, value), MortgageChanged(street, True)]).say(
+            "mortgaged", player=Who(p), street=street, amount=Money(value),
+            cash=Money(state.cash(p) + value))
+
+    def do_unmortgage(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        p, street = cmd.player, self.street(cmd)
+        self.own(state, p, street)
+        if not state.streets[street].mortgaged:
+            raise Refusal("not_mortgaged", street=street)
+        cost = self.edition.street(street).unmortgage
+        self.require_cash(state, p, cost, street=street)
+        return Outcome(events=[*self.pay(p, "bank", cost), MortgageChanged(street, False)]).say(
+            "unmortgaged", player=Who(p), street=street, amount=Money(cost),
+            cash=Money(state.cash(p) - cost))
+
+    # --- unavoidable payments and debts -----------------------------------------------------
+    def rent_due(self, state: GameState, street: str, owner: str) -> None:
+        if state.streets[street].mortgaged:
+            raise Refusal("mortgaged_no_rent", street=street, player=Who(owner))
+
+    def shortfall(self, state: GameState, cmd: Command, out: Outcome,
+                  rest: list[tuple[str, int]], cash: int, reason: str,
+                  partial: bool) -> Outcome:
+        """A payment the player can't refuse nor make: nothing moves and a debt opens. With
+        several creditors (``partial``) the first one who can't be paid in full gets what is
+        left and the rest stays open as a debt to them; later players get nothing ("Further
+        decisions: several creditors")."""
+        payer = cmd.player
+        creditor, amount = rest[0]
+        self.no_second_debt(state, payer, reason)
+        if partial:
+            out.events += self.pay(payer, creditor, cash)
+            out.events.append(DebtChanged(payer, creditor, amount - cash, reason))
+            self.say_short(fold(state, out.events), out, payer, creditor, amount - cash)
+            return out
+        out.events.append(DebtChanged(payer, creditor, amount, reason))
+        self.say_short(state, out, payer, creditor, amount)
+        return out
+
+    def do_tax(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        return self.owe(state, cmd, [("vault", self.edition.fees["tax"])], "tax_paid", "tax")
+
+    def no_second_debt(self, state: GameState, payer: str, reason: str) -> None:
+        """One open debt at a time: the table settles it before anything else can fall due."""
+        d = state.debt
+        if d is None:
+            return
+        if d.debtor == payer:  # the same payment said again, or another one: still short
+            raise self.in_debt(state, payer)
+        raise Refusal("debt_open", player=Who(d.debtor), amount=Money(d.amount))
+
+    def in_debt(self, state: GameState, player: str) -> Refusal:
+        d = state.debt
+        assert d is not None
+        cash = state.cash(player)
+        return Refusal("in_debt", player=Who(player), amount=Money(d.amount), to=Who(d.creditor),
+                       cash=Money(cash), missing=Money(max(d.amount - cash, 0)),
+                       streets=self.mortgageable(state, player))
+
+    def mortgageable(self, state: GameState, player: str) -> str:
+        """"Baltic Avenue for M60, Park Place for M350": what mortgaging would raise."""
+        parts = [f"{n} for {self.edition.fmt(self.edition.street(n).mortgage)}"
+                 for n in state.owned_by(player) if not state.streets[n].mortgaged]
+        return ", ".join(parts) if parts else "nothing"
+
+    def say_short(self, state: GameState, out: Outcome, payer: str, creditor: str,
+                  amount: int) -> None:
+        cash = state.cash(payer)
+        out.say("short", player=Who(payer), to=Who(creditor), amount=Money(amount),
+                cash=Money(cash), missing=Money(amount - cash))
+        can = [n for n in state.owned_by(payer) if not state.streets[n].mortgaged]
+        if can:
+            out.say("can_mortgage", player=Who(payer), streets=self.mortgageable(state, payer))
+        else:
+            out.say("nothing_to_mortgage", player=Who(payer))
+
+    def do_bankrupt(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        """Only with an open debt. To a player: cash, streets (mortgages kept, hotels stay on
+        them), unused hotels, keys and the card. To the bank (or the vault): streets come back
+        unmortgaged and bare and are auctioned at once, one by one; unused hotels and keys go
+        back to the box; the card to the bottom of the deck; the cash to the bank."""
+        p = cmd.player
+        d = state.debt
+        if d is None or d.debtor != p:
+            raise Refusal("not_bankrupt")
+        player = state.players[p]
+        streets = state.owned_by(p)
+        to = d.creditor if d.creditor in state.players else "bank"
+        events: list[Event] = [DebtChanged(None), *self.pay(p, to, player.cash)]
+        out = Outcome()
+        if to != "bank":
+            events += [OwnerChanged(n, to) for n in streets]
+            events += [ItemsMoved(item, p, to, n) for item, n in sorted(player.items.items()) if n]
+            out.say("bankrupt_to_player", player=Who(p), to=Who(to), cash=Money(player.cash),
+                    streets=AllOf(streets) if streets else "no streets")
+            out.participants.add(to)
+        else:
+            for n in streets:
+                h = state.streets[n]
+                if h.hotels:
+                    events.append(BuildingsChanged(n, 0, 0, source="box"))
+                if h.mortgaged:
+                    events.append(MortgageChanged(n, False))
+                events.append(OwnerChanged(n, None))
+            for item, count in sorted(player.items.items()):
+                if item == "jail_card" and count:
+                    events += [ItemsMoved(item, p, "deck", count),
+                               DeckChanged((*state.deck, JAIL_CARD))]
+                elif count:
+                    events.append(ItemsMoved(item, p, "box", count))
+            out.say("bankrupt_to_bank", player=Who(p),
+                    streets=AllOf(streets) if streets else "no streets")
+        if player.in_jail:
+            events.append(JailChanged(p, False))
+        events.append(PlayerOut(p))
+        after = fold(state, events)
+        if self.end_mode(state) == "first-bankruptcy" or len(after.seated) < 2:
+            events += self.final_count(after, out)
+        elif to == "bank":
+            out.auctions = list(streets)
+        out.events = events
+        return out
