@@ -131,7 +131,10 @@ def _check_edition(edition: str | None) -> None:
     path = Path(edition)
     if path.suffix in (".yaml", ".yml") and path.exists():
         return  # an edition file of the user's own
-    *rest, last = available_editions()
+    editions = available_editions()
+    if not editions:
+        raise _UserError(f"There is no edition called {edition!r}; no editions are installed.")
+    *rest, last = editions
     known = f"{', '.join(rest)} and {last}" if rest else last
     raise _UserError(f"There is no edition called {edition!r}; the editions are {known}.")
 

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import re
 import shlex
+import tomllib
 from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -41,3 +45,20 @@ def test_the_readme_replay_example_covers_every_example_transcript() -> None:
     files = {p for arg in shlex.split(lines[0])[2:] for p in ROOT.glob(arg)}
     examples = {p for p in (ROOT / "tests" / "transcripts").rglob("*.yaml") if "malformed" not in p.parts}
     assert files == examples and len(files) > 40
+
+
+def test_install_and_test_commands_pin_the_checked_versions() -> None:
+    """A fresh install gets the versions the tests were checked with (constraints.txt)."""
+    lines = (ROOT / "README.md").read_text().splitlines()
+    commands = [lines[lines.index(marker) + 2] for marker in ("<!-- play-command -->", "<!-- test-command -->")]
+    assert all("pip install -c constraints.txt " in c for c in commands), commands
+    pins = dict(ln.split("==") for ln in (ROOT / "constraints.txt").read_text().splitlines()
+                if ln and not ln.startswith("#"))
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = [Requirement(r) for r in [*project["dependencies"], *project["optional-dependencies"]["test"]]]
+    unpinned = [str(r) for r in wanted if canonicalize_name(r.name) not in pins]
+    assert unpinned == []
+    outside = [f"{r} (pinned {pins[canonicalize_name(r.name)]})" for r in wanted
+               if pins[canonicalize_name(r.name)] not in r.specifier]
+    assert outside == []
+    assert {"piper-tts", "onnxruntime", "numpy", "pocketsphinx"} <= pins.keys()
