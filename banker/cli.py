@@ -39,6 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     tr = sub.add_parser("transcribe", help="recognise WAV files")
     tr.add_argument("--edition", default="voice-banking")
+    tr.add_argument("--context", type=Path, metavar="FILE.yaml",
+                    help="a Picovoice Rhino context instead of an edition's commands")
     tr.add_argument("--json", action="store_true")
     tr.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
     tr.add_argument("wavs", nargs="+", type=Path)
@@ -110,8 +112,10 @@ def _dispatch(args: argparse.Namespace) -> int:
 
             return run_say(" ".join(args.text), args.out)
         if args.cmd == "transcribe":
-            from banker.tools.transcribe import run_transcribe
+            from banker.tools.transcribe import run_context, run_transcribe
 
+            if args.context is not None:
+                return run_context(args.context, list(args.wavs), args.json, args.option)
             return run_transcribe(args.edition, list(args.wavs), args.json, args.option)
         if args.cmd == "bench":
             from banker.tools.bench import run_bench
