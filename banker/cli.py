@@ -60,6 +60,10 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--out", type=Path)
     b.add_argument("--commands", type=_count, help="commands in the dev set (default 1000; 40 quick)")
     b.add_argument("--chatter", type=_count, help="chatter lines (default 300; 15 quick)")
+    b.add_argument("--real", type=Path, metavar="DIR",
+                   help="a real-speech set (recordings, labels, context, noise) instead")
+    b.add_argument("--full", action="store_true", help="with --real: every recording")
+    b.add_argument("--files", type=_count, help="with --real: how many recordings (default 36)")
     return p
 
 
@@ -120,6 +124,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         if args.cmd == "bench":
             from banker.tools.bench import run_bench
 
+            if args.real is not None:
+                from banker.tools.bench_real import run_real
+
+                return run_real(args.real, args.full, args.files, out=args.out)
             return run_bench(args.quick, args.out, size=(args.commands, args.chatter))
     except (UsageError, JournalError) as exc:
         raise _UserError(str(exc)) from None
