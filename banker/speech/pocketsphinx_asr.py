@@ -240,7 +240,10 @@ class PocketsphinxRecognizer:
         self.decoder.activate_search(focus)
 
     def _decode(self, pcm: Pcm) -> None:
-        # each utterance on its own: no cepstral mean carried over from the last one
+        # each utterance (and each pass over it) on its own: the feature pipeline restarted
+        # (0.2 ms) and the cepstral mean set back, so nothing carries over from the last one;
+        # set_cmn alone left state behind: the same clip decoded three times scored three ways
+        self.decoder.reinit_feat()
         self.decoder.set_cmn(self._cmn0)
         self.decoder.start_utt()
         self.decoder.process_raw(pcm.tobytes(), no_search=False, full_utt=True)
