@@ -52,6 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     tr = sub.add_parser("transcribe", help="recognise WAV files")
     tr.add_argument("--edition", default="voice-banking", metavar="ID",
                     help="the edition whose names and rules the recogniser uses (default voice-banking)")
+    tr.add_argument("--context", type=Path, metavar="FILE.yaml",
+                    help="a Picovoice Rhino context instead of an edition's commands")
     tr.add_argument("--json", action="store_true", help="one JSON object per file")
     tr.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                     help="a rule option or a setting such as asr.engine=vosk; may be repeated")
@@ -72,6 +74,10 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--out", type=Path, metavar="FILE.json", help="write the JSON report here")
     b.add_argument("--commands", type=_count, help="commands in the dev set (default 1000; 40 quick)")
     b.add_argument("--chatter", type=_count, help="chatter lines (default 300; 15 quick)")
+    b.add_argument("--real", type=Path, metavar="DIR",
+                   help="a real-speech set (recordings, labels, context, noise) instead")
+    b.add_argument("--full", action="store_true", help="with --real: every recording")
+    b.add_argument("--files", type=_count, help="with --real: how many recordings (default 36)")
     return p
 
 
@@ -163,12 +169,18 @@ def _dispatch(args: argparse.Namespace) -> int:
 
             return run_say(" ".join(args.text), args.out)
         if args.cmd == "transcribe":
-            from banker.tools.transcribe import run_transcribe
+            from banker.tools.transcribe import run_context, run_transcribe
 
+            if args.context is not None:
+                return run_context(args.context, list(args.wavs), args.json, args.option)
             return run_transcribe(args.edition, list(args.wavs), args.json, args.option)
         if args.cmd == "bench":
             from banker.tools.bench import run_bench
 
+            if args.real is not None:
+                from banker.tools.bench_real import run_real
+
+                return run_real(args.real, args.full, args.files, out=args.out)
             return run_bench(args.quick, args.out, size=(args.commands, args.chatter))
     except (UsageError, JournalError) as exc:
         raise _UserError(str(exc)) from None

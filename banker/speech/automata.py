@@ -125,3 +125,27 @@ def minimal_dfa(fragments: Sequence[Fragment]) -> tuple[int, list[tuple[int, str
         remap.setdefault(klass[s], len(remap))
     arcs = sorted({(remap[klass[s]], w, remap[klass[d]]) for s in trans for w, d in trans[s].items()})
     return len(remap), arcs, {remap[klass[s]] for s in accepting}
+
+
+Dfa = tuple[int, list[tuple[int, str, int]], set[int]]
+
+
+def weighted_fsa(parts: Sequence[tuple[float, Dfa]]) -> Fsa:
+    """One automaton from weighted parts (a focus and "anything else"): the start branches to
+    each part by its weight; inside a part each arc (and stopping) is equally likely."""
+    total = sum(w for w, _ in parts)
+    arcs: list[tuple[int, str, int, float]] = []
+    stop: dict[int, float] = {}
+    offset = 1 if len(parts) > 1 else 0
+    for weight, (n, sub, fin) in parts:
+        if len(parts) > 1:
+            arcs.append((0, "", offset, weight / total))
+        fanout: dict[int, int] = {}
+        for s, _w, _d in sub:
+            fanout[s] = fanout.get(s, 0) + 1
+        for s, w, d in sub:
+            arcs.append((s + offset, w, d + offset, 1.0 / (fanout[s] + (s in fin))))
+        for s in fin:
+            stop[s + offset] = 1.0 / (fanout.get(s, 0) + 1)
+        offset += n
+    return Fsa(offset, tuple(arcs), frozenset(stop), 0, stop)

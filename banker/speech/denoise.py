@@ -91,23 +91,35 @@ class Denoiser:
     time (the model keeps state between frames, so one stream runs at a time)."""
 
     def __init__(self, atten_limit_db: float = ATTEN_LIMIT_DB) -> None:
-        # One model state for the process: creating one takes ~0.45 s (it unpacks the
-        # model), far too slow per utterance. Its running noise estimate carries from one
-        # utterance to the next, which suits a room whose noise changes slowly.
+        # One model state for live play: creating one takes ~0.5-1 s (it unpacks the model),
+        # far too slow per utterance. Its running noise estimate carries from one turn to the
+        # next, which suits a room whose noise changes slowly.
         self._lib = _library()
+        self._atten = atten_limit_db
         self._lock = threading.Lock()
-        self._state: Any = self._lib.lib.df_create(self._lib.model, atten_limit_db, None)
-        if not self._state:
-            raise DenoiseUnavailable("The noise filter's model could not be loaded.")
+        self._state: Any = self._new_state()
         self.frame = int(self._lib.lib.df_get_frame_length(self._state))
 
+    def _new_state(self) -> Any:
+        state = self._lib.lib.df_create(self._lib.model, self._atten, None)
+        if not state:
+            raise DenoiseUnavailable("The noise filter's model could not be loaded.")
+        return state
+
     def stream(self) -> DenoiseStream:
+        """The live stream: the shared model state, adapted by every utterance before."""
         return DenoiseStream(self)
 
     def process(self, pcm: Pcm) -> Pcm:
-        """A whole clip, denoised (same length)."""
-        s = self.stream()
-        out = [s.feed(pcm), s.finish()]
+        """A whole clip, denoised (same length), as an independent utterance: a fresh model
+        state, so a file gives the same audio whatever was filtered before it (a file is not
+        a turn at the table; the cost is one model start per noisy file)."""
+        state = self._new_state()
+        try:
+            s = DenoiseStream(self, state)
+            out = [s.feed(pcm), s.finish()]
+        finally:
+            self._lib.lib.df_free(state)
         return np.concatenate(out)[: len(pcm)].astype(np.int16)
 
 
@@ -115,9 +127,9 @@ class DenoiseStream:
     """Feed 16 kHz int16 blocks as they are recorded; get 16 kHz int16 back, in step (the
     output lags the input by the model's 30 ms delay until ``finish``)."""
 
-    def __init__(self, owner: Denoiser) -> None:
+    def __init__(self, owner: Denoiser, state: Any = None) -> None:
         self._owner = owner
-        self._st = owner._state
+        self._st = owner._state if state is None else state
         self._n = owner.frame
         self._up, self._down = _Fir(_taps()), _Fir(_taps())
         self._pending = np.zeros(0, np.float32)  # 48 kHz input not yet a whole frame

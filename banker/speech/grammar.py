@@ -36,7 +36,7 @@ from banker.nlu.templates import (
     load_grammar,
     parse_template,
 )
-from banker.speech.automata import Fsa, minimal_dfa
+from banker.speech.automata import Fsa, minimal_dfa, weighted_fsa
 
 __all__ = ["FOCI", "Fsa", "Sentence", "SpeechGrammar", "accepts", "covering", "number_phrases",
            "spoken_forms"]
@@ -192,24 +192,9 @@ class SpeechGrammar:
         if key in self._cache:
             return self._cache[key]
         parts = [(1.0, "any")] if focus == "any" else [(FOCUS_WEIGHT, focus), (OTHER_WEIGHT, "any")]
-        total = sum(w for w, _ in parts)
-        arcs: list[tuple[int, str, int, float]] = []
-        stop: dict[int, float] = {}
-        offset = 1 if len(parts) > 1 else 0
-        for weight, part in parts:
-            n, sub, fin = minimal_dfa([self.fragment(node, part)
-                                       for _, node in self.sentences_for(part)])
-            if len(parts) > 1:
-                arcs.append((0, "", offset, weight / total))
-            fanout: dict[int, int] = {}
-            for s, _w, _d in sub:
-                fanout[s] = fanout.get(s, 0) + 1
-            for s, w, d in sub:
-                arcs.append((s + offset, w, d + offset, 1.0 / (fanout[s] + (s in fin))))
-            for s in fin:
-                stop[s + offset] = 1.0 / (fanout.get(s, 0) + 1)
-            offset += n
-        out = Fsa(offset, tuple(arcs), frozenset(stop), 0, stop)
+        out = weighted_fsa([(weight, minimal_dfa([self.fragment(node, part)
+                                                  for _, node in self.sentences_for(part)]))
+                            for weight, part in parts])
         self._cache[key] = out
         return out
 

@@ -1,7 +1,8 @@
 """Pocketsphinx adapter: grammar-constrained decoding with the English model in the wheel.
 
 Receives 16 kHz mono int16 audio and a focus; returns ``Heard`` (text, confidence).
-One decoder holds one JSGF search per focus (compiled from ``SpeechGrammar``), a pronunciation
+One decoder holds one JSGF search per focus (compiled from ``SpeechGrammar``
+or a context's ``ContextSpeechGrammar``), a pronunciation
 dictionary cut down to the grammar's words (bundled cmudict + ``grammars/pronunciations.yaml``),
 and a phone-loop search used only to score: how much better free phones explain the audio than
 the grammar's best sentence tells whether the words were really said (out-of-grammar chatter
@@ -18,16 +19,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import yaml
 
 from banker.paths import grammars_dir
 from banker.speech import denoise
+from banker.speech.automata import Fsa
 from banker.speech.base import RATE, Heard, Pcm, WordScore, speech_span
 from banker.speech.denoise import BELOW_DB, wanted
-from banker.speech.grammar import SpeechGrammar
 
 FRAME_S = 0.01
 PHONES = ("AA", "AE", "AH", "AO", "AW", "AY", "B", "CH", "D", "DH", "EH", "ER", "EY", "F", "G",
@@ -164,12 +165,22 @@ def _config(dict_path: str, tuning: Tuning, extra: Mapping[str, Any] | None = No
     return pocketsphinx.Config(**kwargs)
 
 
+class DecodingGrammar(Protocol):
+    """What the decoder needs of a grammar (``SpeechGrammar`` for an edition,
+    ``ContextSpeechGrammar`` for a Rhino context)."""
+
+    @property
+    def words(self) -> frozenset[str]: ...
+    def fsa(self, focus: str = "any") -> Fsa: ...
+    def to_written(self, text: str) -> str: ...
+
+
 class PocketsphinxRecognizer:
     """Grammar-constrained pocketsphinx for one edition. Load once; ``recognize`` per utterance."""
 
     engine = "pocketsphinx"
 
-    def __init__(self, grammar: SpeechGrammar, tuning: Tuning | None = None,
+    def __init__(self, grammar: DecodingGrammar, tuning: Tuning | None = None,
                  extra_config: Mapping[str, Any] | None = None) -> None:
         import pocketsphinx
 
@@ -229,7 +240,10 @@ class PocketsphinxRecognizer:
         self.decoder.activate_search(focus)
 
     def _decode(self, pcm: Pcm) -> None:
-        # each utterance on its own: no cepstral mean carried over from the last one
+        # each utterance (and each pass over it) on its own: the feature pipeline restarted
+        # (0.2 ms) and the cepstral mean set back, so nothing carries over from the last one;
+        # set_cmn alone left state behind: the same clip decoded three times scored three ways
+        self.decoder.reinit_feat()
         self.decoder.set_cmn(self._cmn0)
         self.decoder.start_utt()
         self.decoder.process_raw(pcm.tobytes(), no_search=False, full_utt=True)

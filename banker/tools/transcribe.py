@@ -4,7 +4,11 @@ For each file: the configured engine's words, the intent and slots the matcher f
 confidence, and the decision ``play`` would take in a new game of the edition with every
 token seated (the first one speaking) and nothing owned: accept, confirm or reject.
 Models are loaded once for all files. A file that is missing or not a WAV: one sentence on
-stderr and exit 2, before anything is decoded.
+stderr, the other files are still decoded, and the exit status is 2.
+
+``--context FILE.yaml``: a Picovoice Rhino context instead of an edition (``run_context``):
+the same grammar compiler, recogniser, noise filter and hearing policy, nothing of Monopoly.
+Every file is an independent utterance: the same audio gives the same line in any order.
 """
 
 from __future__ import annotations
@@ -18,8 +22,9 @@ from typing import Any, TextIO
 
 from banker.editions import load_edition
 from banker.editions.model import Edition
-from banker.interpreter.hearing import Hearing, Said
+from banker.interpreter.hearing import Hearing, Said, judge
 from banker.interpreter.policy import plain
+from banker.nlu.context import Context
 from banker.nlu.matcher import Matcher
 from banker.speech.base import AudioFileError, Heard, Pcm, read_wav
 
@@ -80,13 +85,9 @@ def run_transcribe(edition_id: str, wavs: list[Path], as_json: bool,
     except ValueError as exc:
         print(f"banker: {exc}", file=err)
         return 2
-    audio: list[tuple[Path, Pcm]] = []
-    for path in wavs:
-        try:
-            audio.append((path, read_wav(path)))
-        except AudioFileError as exc:
-            print(f"banker: {exc}", file=err)
-            return 2
+    audio, bad = read_all(wavs, err)
+    if not audio:
+        return 2
     from banker.config import load_config
     from banker.speech.engine import EngineError, make_engine
     from banker.speech.pocketsphinx_asr import PronunciationError
@@ -100,13 +101,91 @@ def run_transcribe(edition_id: str, wavs: list[Path], as_json: bool,
         return 2
     judge_ = NewGameJudge(edition, options)
     for path, pcm in audio:
-        v = judge_.verdict(engine.recognize(pcm, "any"))
-        if as_json:
-            print(json.dumps({"file": str(path), "text": v.text, "intent": v.intent,
-                              "slots": v.slots, "confidence": v.confidence,
-                              "decision": v.decision}), file=out, flush=True)
-        else:
-            slots = " ".join(f"{k}={val}" for k, val in v.slots.items())
-            print(f"{path}: \"{v.text}\" -> {v.intent}{' ' + slots if slots else ''} "
-                  f"(confidence {v.confidence:.2f}, {v.decision})", file=out, flush=True)
-    return 0
+        print_verdict(path, judge_.verdict(engine.recognize(pcm, "any")), as_json, out)
+    return 2 if bad else 0
+
+
+def read_all(wavs: Sequence[Path], err: TextIO) -> tuple[list[tuple[Path, Pcm]], int]:
+    """The readable files, and how many were not (each said in one sentence on ``err``)."""
+    audio: list[tuple[Path, Pcm]] = []
+    bad = 0
+    for path in wavs:
+        try:
+            audio.append((path, read_wav(path)))
+        except AudioFileError as exc:
+            print(f"banker: {exc}", file=err, flush=True)
+            bad += 1
+    return audio, bad
+
+
+def print_verdict(path: Path, v: Verdict, as_json: bool, out: TextIO) -> None:
+    if as_json:
+        print(json.dumps({"file": str(path), "text": v.text, "intent": v.intent,
+                          "slots": v.slots, "confidence": v.confidence,
+                          "decision": v.decision}), file=out, flush=True)
+    else:
+        slots = " ".join(f"{k}={val}" for k, val in v.slots.items())
+        print(f"{path}: \"{v.text}\" -> {v.intent}{' ' + slots if slots else ''} "
+              f"(confidence {v.confidence:.2f}, {v.decision})", file=out, flush=True)
+
+
+# --- a Rhino context instead of an edition -------------------------------------------------
+CONTEXT_RISK = "low"  # a context command changes something, but moves no money of ours
+
+
+class ContextJudge:
+    """The hearing policy for a context: nothing is illegal, nothing needs a second step."""
+
+    def __init__(self, context: Context) -> None:
+        self.context = context
+
+    def verdict(self, heard: Heard) -> Verdict:
+        h = judge(self.context.understand(heard.text), heard.confidence,
+                  lambda _i: CONTEXT_RISK, lambda _i, _s: True)
+        slots = {} if h.decision == "reject" else plain(h.slots)
+        return Verdict(heard.text, h.intent if h.decision != "reject" else "none", slots,
+                       round(h.confidence, 3), h.decision)
+
+
+class ContextEar:
+    """Recogniser and judge for one context, loaded once (the bench uses it too)."""
+
+    def __init__(self, context: Context, denoise: str = "auto") -> None:
+        from banker.speech.context_grammar import ContextSpeechGrammar
+        from banker.speech.pocketsphinx_asr import PocketsphinxRecognizer, Tuning
+
+        self.recognizer = PocketsphinxRecognizer(ContextSpeechGrammar(context),
+                                                 Tuning(denoise=denoise))
+        self.judge = ContextJudge(context)
+
+    def hear(self, pcm: Pcm) -> Verdict:
+        return self.judge.verdict(self.recognizer.recognize(pcm, "any"))
+
+
+def run_context(context_path: Path, wavs: list[Path], as_json: bool,
+                option_items: Sequence[str] = (), out: TextIO | None = None,
+                err: TextIO | None = None) -> int:
+    """``banker transcribe --context FILE.yaml [--json] WAV…``."""
+    from banker.config import load_config
+    from banker.nlu.context import ContextError, load_context
+    from banker.speech.pocketsphinx_asr import PronunciationError
+
+    out, err = out or sys.stdout, err or sys.stderr
+    try:
+        settings, _options = _split_options(option_items)
+        context = load_context(context_path)
+    except (ValueError, ContextError) as exc:
+        print(f"banker: {exc}", file=err)
+        return 2
+    audio, bad = read_all(wavs, err)
+    if not audio:
+        return 2
+    asr = load_config(overrides=settings).get("asr") or {}
+    try:
+        ear = ContextEar(context, str(asr.get("denoise", "auto")))
+    except PronunciationError as exc:
+        print(f"banker: {exc}", file=err)
+        return 2
+    for path, pcm in audio:
+        print_verdict(path, ear.hear(pcm), as_json, out)
+    return 2 if bad else 0
