@@ -140,8 +140,8 @@ def make_app(hub: Hub, token: str | None) -> Starlette:
                              Mount("/assets", StaticFiles(directory=ASSETS), name="assets")])
 
 
-class ServerThread:
-    """uvicorn on an already bound socket, in a daemon thread with its own event loop."""
+class Server:
+    """uvicorn on an already bound socket, run in the calling thread with its own event loop."""
 
     def __init__(self, hub: Hub, sock: socket.socket, token: str | None) -> None:
         self.hub = hub
@@ -149,14 +149,14 @@ class ServerThread:
         config = uvicorn.Config(make_app(hub, token), log_config=None, log_level="critical", access_log=False,
                                 lifespan="off", timeout_graceful_shutdown=1)
         self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self._run, name="banker-screen", daemon=True)
 
-    def start(self) -> None:
-        self.thread.start()
-
-    def _run(self) -> None:
-        with contextlib.suppress(Exception):  # the screen may fail; the game goes on
+    def run(self) -> None:
+        """Serve until ``stop`` (blocks: call it in the screen's own thread)."""
+        try:
             asyncio.run(self._main())
+        finally:
+            with contextlib.suppress(OSError):
+                self.sock.close()
 
     async def _main(self) -> None:
         builder = asyncio.create_task(self.hub.run())
@@ -166,11 +166,9 @@ class ServerThread:
             builder.cancel()
 
     def stop(self) -> None:
+        """From any thread: end the open pages' streams and the server."""
         loop = self.hub.loop
         if loop is not None:
             with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(self.hub.close_clients)
         self.server.should_exit = True
-        self.thread.join(timeout=3)
-        with contextlib.suppress(OSError):
-            self.sock.close()

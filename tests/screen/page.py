@@ -42,7 +42,8 @@ class Page:
         return self.text(f'li.player[data-token="{token}"] .cash')
 
     def owner(self, street: str) -> str:
-        return str(self.d.find_element(By.CSS_SELECTOR, f'li.street[data-street="{street}"]').get_attribute("data-owner"))
+        cell = self.d.find_element(By.CSS_SELECTOR, f'li.street[data-street="{street}"]')
+        return str(cell.get_attribute("data-owner"))
 
     def street_text(self, street: str) -> str:
         return self.text(f'li.street[data-street="{street}"]')
