@@ -64,6 +64,6 @@ class Page:
 
     def shot(self, path: Any) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        height = self.d.execute_script("return document.documentElement.scrollHeight")
-        self.d.set_window_size(1400, max(1200, int(height) + 40))
+        height = self.d.execute_script("return document.querySelector('main').getBoundingClientRect().bottom")
+        self.d.set_window_size(1400, max(800, int(height) + 150))  # the window's frame is not page
         self.d.save_screenshot(str(path))

@@ -18,13 +18,15 @@ from tests.screen.page import Page
 MAX_DELAY_MS = 200.0
 
 
-def _auction(g: Any, page: Page, street: str, starter: str, bidder: str, bid: str) -> None:
+def _auction(g: Any, page: Page, street: str, starter: str, bidder: str, bid: str, shot: str = "") -> None:
     g.type(f"{starter}: auction off {street}")
     page.until(lambda: page.visible("#auction") and street in page.text("#auction"), "the auction")
     assert "no bid yet" in page.text("#auction")
     g.type(f"press {bidder}")
     name = bidder.capitalize() if bidder != "trex" else "T-Rex"
     page.until(lambda: f"{bid} by {name}" in page.text("#auction"), f"the bid {bid} by {name}")
+    if shot:
+        page.shot(ARTEFACTS / shot)
     page.until(lambda: "Any final bids?" in page.text("#question"), "Any final bids?", timeout=6)
     page.until(lambda: page.owner(street) == bidder, f"{street} sold to {bidder}", timeout=6)
     assert not page.visible("#auction")
@@ -65,7 +67,7 @@ def test_voice_banking_on_the_screen(play: Any, browser: Any, tmp_path: Path) ->
     page.until(lambda: any("Rent on Baltic Avenue" in t for t in page.undone()), "the rent struck through")
     assert page.cash("dog") == "M1,500" and page.cash("racecar") == "M1,440"
     assert "(undone)" in page.text("#log")
-    _auction(g, page, "Kentucky Avenue", "dog", "racecar", "M50")
+    _auction(g, page, "Kentucky Avenue", "dog", "racecar", "M50", shot="screen-voice-banking-auction.png")
     assert page.cash("racecar") == "M1,390"
     assert "pay rent on" in page.text("#say-now")
     g.type("dog: pay 1500")
