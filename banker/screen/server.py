@@ -31,7 +31,7 @@ from banker.editions.model import Edition
 from banker.rules import GameState, Rules
 from banker.screen.feed import Feed
 from banker.screen.journal_view import JournalView
-from banker.screen.snapshot import build
+from banker.screen.snapshot import Folder, build
 
 ASSETS = Path(__file__).parent / "assets"
 KEEPALIVE = 15.0
@@ -42,8 +42,9 @@ class Hub:
     """The latest snapshot and the pages waiting for the next one (lives in the server's loop)."""
 
     def __init__(self, feed: Feed, edition: Edition, rules: Rules, base: GameState, path: Path) -> None:
-        self.feed, self.edition, self.rules, self.base = feed, edition, rules, base
+        self.feed, self.edition, self.rules = feed, edition, rules
         self.view = JournalView(path)
+        self.folder = Folder(rules, base)
         self.version = 0
         self.text = "{}"
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -61,7 +62,7 @@ class Hub:
     def render(self) -> str:
         self.view.refresh()
         self.version += 1
-        snap: dict[str, Any] = build(self.edition, self.rules, self.base, self.view, self.feed.now, self.version)
+        snap: dict[str, Any] = build(self.edition, self.rules, self.folder, self.view, self.feed.now, self.version)
         return json.dumps(snap, separators=(",", ":"))
 
     async def run(self) -> None:

@@ -16,7 +16,7 @@ from banker.screen.chart import wealth_chart
 from banker.screen.feed import Feed
 from banker.screen.hints import example
 from banker.screen.journal_view import JournalView
-from banker.screen.snapshot import build
+from banker.screen.snapshot import Folder, build
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -44,13 +44,21 @@ def test_the_snapshot_is_the_journal_state(tmp_path: Path) -> None:
         _do(s, who, text)
     view = JournalView(gf.path)
     assert view.refresh() and not view.refresh()  # the second read finds nothing new
-    snap = build(s.edition, s.rules, s.base, view, feed.now, 1)
+    folder = Folder(s.rules, s.base)
+    snap = build(s.edition, s.rules, folder, view, feed.now, 1)
     assert {p["token"]: p["cash"] for p in snap["players"]} == s.state.view()["cash"]
     owners = {st["name"]: st["owner"] for g in snap["board"] for st in g["streets"]}
     assert owners == s.state.view()["owner"]
     assert [t.seq for t in view.live] == [t.seq for t in s.history]
     assert [(e["what"], e["undone"]) for e in snap["log"]] == [("pay rent", True), ("buy", False), ("buy", False)]
     assert snap["players"][1]["cash_text"] == "M1,150"
+    _do(s, "dog", "pay rent on Baltic Avenue")  # folded on from where it was
+    _do(s, "racecar", "pay rent on Park Place")
+    _do(s, "racecar", "undo")  # no longer an extension: folded again from the deal
+    view.refresh()
+    again = build(s.edition, s.rules, folder, view, feed.now, 2)
+    assert {p["token"]: p["cash"] for p in again["players"]} == s.state.view()["cash"]
+    assert len(folder.series) == len(s.history) + 1
     gf.close()
 
 
