@@ -23,7 +23,7 @@ from banker.screen.feed import Feed
 
 if TYPE_CHECKING:
     from banker.interpreter.session import Session
-    from banker.screen.server import ServerThread
+    from banker.screen.server import Server
 
 LOOPBACK = "127.0.0.1"
 
@@ -38,7 +38,10 @@ class Screen:
         self.feed = Feed()
         self.url: str | None = None
         self.token: str | None = None
-        self.server: ServerThread | None = None
+        self._server: Server | None = None
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._closed = False
 
     def said(self, text: str) -> None:
         """Chained to ``on_say``: called in the game thread after each commit it announces."""
@@ -62,28 +65,47 @@ class Screen:
             self._tell(note)
             self.enabled = False
             return
-        from banker.screen.server import Hub, ServerThread  # the web stack loads only when used
-
         self.token = None if loopback else secrets.token_urlsafe(16)
         port = sock.getsockname()[1]
         shown = _shown_host(host)
         self.url = f"http://{shown}:{port}/" + (f"?t={self.token}" if self.token else "")
-        hub = Hub(self.feed, session.edition, session.rules, session.base, game_path)
-        self.feed.listener = hub.wake
         self.feed.attach(session)
-        self.server = ServerThread(hub, sock, self.token)
-        self.server.start()
+        self._thread = threading.Thread(target=self._serve, args=(session, game_path, sock),
+                                        name="banker-screen", daemon=True)
+        self._thread.start()
         self._tell(note or f"The table screen is at {self.url}")
         if self.token:
             self._qr(self.url)
         if self.browser:
             threading.Thread(target=self._open_browser, name="banker-browser", daemon=True).start()
 
+    def _serve(self, session: Session, game_path: Path, sock: socket.socket) -> None:
+        """The screen's thread: the web stack is loaded here, so the game starts at once."""
+        try:
+            from banker.screen.server import Hub, Server
+
+            hub = Hub(self.feed, session.edition, session.rules, session.base, game_path)
+            server = Server(hub, sock, self.token)
+            with self._lock:
+                if self._closed:
+                    sock.close()
+                    return
+                self._server = server
+                self.feed.listener = hub.wake
+            server.run()
+        except Exception as exc:  # the table screen must never stop the game
+            self._tell(f"The table screen stopped ({_why(exc)}); the game goes on without it.")
+
     def close(self) -> None:
-        if self.server is not None:
+        with self._lock:
+            self._closed = True
+            server, self._server = self._server, None
             self.feed.listener = lambda: None
-            self.server.stop()
-            self.server = None
+        if server is not None:
+            server.stop()
+        if self._thread is not None:
+            self._thread.join(timeout=3)
+            self._thread = None
 
     def _tell(self, sentence: str) -> None:
         with contextlib.suppress(OSError, ValueError):

@@ -31,7 +31,7 @@ from banker.editions.model import Edition
 from banker.rules import GameState, Rules
 from banker.screen.feed import Feed
 from banker.screen.journal_view import JournalView
-from banker.screen.snapshot import build
+from banker.screen.snapshot import Folder, build
 
 ASSETS = Path(__file__).parent / "assets"
 KEEPALIVE = 15.0
@@ -42,8 +42,9 @@ class Hub:
     """The latest snapshot and the pages waiting for the next one (lives in the server's loop)."""
 
     def __init__(self, feed: Feed, edition: Edition, rules: Rules, base: GameState, path: Path) -> None:
-        self.feed, self.edition, self.rules, self.base = feed, edition, rules, base
+        self.feed, self.edition, self.rules = feed, edition, rules
         self.view = JournalView(path)
+        self.folder = Folder(rules, base)
         self.version = 0
         self.text = "{}"
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -61,7 +62,7 @@ class Hub:
     def render(self) -> str:
         self.view.refresh()
         self.version += 1
-        snap: dict[str, Any] = build(self.edition, self.rules, self.base, self.view, self.feed.now, self.version)
+        snap: dict[str, Any] = build(self.edition, self.rules, self.folder, self.view, self.feed.now, self.version)
         return json.dumps(snap, separators=(",", ":"))
 
     async def run(self) -> None:
@@ -140,8 +141,8 @@ def make_app(hub: Hub, token: str | None) -> Starlette:
                              Mount("/assets", StaticFiles(directory=ASSETS), name="assets")])
 
 
-class ServerThread:
-    """uvicorn on an already bound socket, in a daemon thread with its own event loop."""
+class Server:
+    """uvicorn on an already bound socket, run in the calling thread with its own event loop."""
 
     def __init__(self, hub: Hub, sock: socket.socket, token: str | None) -> None:
         self.hub = hub
@@ -149,14 +150,14 @@ class ServerThread:
         config = uvicorn.Config(make_app(hub, token), log_config=None, log_level="critical", access_log=False,
                                 lifespan="off", timeout_graceful_shutdown=1)
         self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self._run, name="banker-screen", daemon=True)
 
-    def start(self) -> None:
-        self.thread.start()
-
-    def _run(self) -> None:
-        with contextlib.suppress(Exception):  # the screen may fail; the game goes on
+    def run(self) -> None:
+        """Serve until ``stop`` (blocks: call it in the screen's own thread)."""
+        try:
             asyncio.run(self._main())
+        finally:
+            with contextlib.suppress(OSError):
+                self.sock.close()
 
     async def _main(self) -> None:
         builder = asyncio.create_task(self.hub.run())
@@ -166,11 +167,9 @@ class ServerThread:
             builder.cancel()
 
     def stop(self) -> None:
+        """From any thread: end the open pages' streams and the server."""
         loop = self.hub.loop
         if loop is not None:
             with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(self.hub.close_clients)
         self.server.should_exit = True
-        self.thread.join(timeout=3)
-        with contextlib.suppress(OSError):
-            self.sock.close()

@@ -37,21 +37,36 @@ def token_colour(edition: Edition, token: str, seat: int) -> str:
     return SEAT_COLOURS[seat % len(SEAT_COLOURS)]
 
 
-def fold_series(rules: Rules, base: GameState, view: JournalView) -> tuple[GameState, list[list[int]]]:
-    """The committed state, and each player's wealth (the edition's measure) after every
-    standing transaction, starting from the deal."""
-    state = base.clone()
-    series = [[rules.measure(state, t) for t in state.order]]
-    for tx in view.live:
-        for e in tx.events:
-            apply_in_place(state, e)
-        series.append([rules.measure(state, t) for t in state.order])
-    return state, series
+class Folder:
+    """The committed state and each player's wealth (the edition's measure) after every
+    standing transaction, from the deal on. Folded on as the game grows; folded again from the
+    deal only when the standing transactions stop being an extension (an undo)."""
+
+    def __init__(self, rules: Rules, base: GameState) -> None:
+        self.rules, self.base = rules, base
+        self._reset()
+
+    def _reset(self) -> None:
+        self.seqs: list[int] = []
+        self.state = self.base.clone()
+        self.series = [[self.rules.measure(self.state, t) for t in self.state.order]]
+
+    def fold(self, view: JournalView) -> tuple[GameState, list[list[int]]]:
+        live = view.live
+        if [t.seq for t in live[:len(self.seqs)]] != self.seqs:
+            self._reset()
+        for tx in live[len(self.seqs):]:
+            for e in tx.events:
+                apply_in_place(self.state, e)
+            self.seqs.append(tx.seq)
+            self.series.append([self.rules.measure(self.state, t) for t in self.state.order])
+        return self.state, self.series
 
 
-def build(edition: Edition, rules: Rules, base: GameState, view: JournalView, now: Now,
+def build(edition: Edition, rules: Rules, folder: Folder, view: JournalView, now: Now,
           version: int) -> dict[str, Any]:
-    state, series = fold_series(rules, base, view)
+    """The snapshot. Read-only use of ``folder``'s state: it is folded on at the next call."""
+    state, series = folder.fold(view)
     live = now.state if now.state is not None and now.hold is not None else state
     names = {t: edition.token(t).name for t in state.order}
     colours = {t: token_colour(edition, t, i) for i, t in enumerate(state.order)}

@@ -18,16 +18,33 @@ from tests.screen.page import Page
 MAX_DELAY_MS = 200.0
 
 
-def _auction(g: Any, page: Page, street: str, starter: str, bidder: str, bid: str) -> None:
+def _auction(g: Any, page: Page, street: str, starter: str, bidder: str, bid: str, shot: str = "") -> None:
     g.type(f"{starter}: auction off {street}")
     page.until(lambda: page.visible("#auction") and street in page.text("#auction"), "the auction")
     assert "no bid yet" in page.text("#auction")
     g.type(f"press {bidder}")
     name = bidder.capitalize() if bidder != "trex" else "T-Rex"
     page.until(lambda: f"{bid} by {name}" in page.text("#auction"), f"the bid {bid} by {name}")
+    if shot:
+        page.shot(ARTEFACTS / shot)
     page.until(lambda: "Any final bids?" in page.text("#question"), "Any final bids?", timeout=6)
     page.until(lambda: page.owner(street) == bidder, f"{street} sold to {bidder}", timeout=6)
     assert not page.visible("#auction")
+
+
+def _accessible(page: Page) -> None:
+    """Large type, high contrast, names beside colours, labels and a live region for the lines."""
+    live = page.d.find_element(By.CSS_SELECTOR, "#said")
+    assert live.get_attribute("aria-live") == "polite"
+    assert live.text.splitlines()[-1].startswith("Sold to Racecar for M50!")  # what Mr. Monopoly said last
+    card = page.d.find_element(By.CSS_SELECTOR, 'li.player[data-token="racecar"]')
+    assert card.get_attribute("aria-label") == "Racecar: M1,390"
+    assert "Racecar" in card.text  # the token is named, not only coloured
+    size = page.d.execute_script("return parseFloat(getComputedStyle(arguments[0]).fontSize)",
+                                 card.find_element(By.CSS_SELECTOR, ".cash"))
+    assert size >= 48
+    for css in (".player .cash", "#said p", ".street .state", "#log li", ".say-now span", "h2"):
+        assert page.contrast(css) >= 7.0, css  # WCAG AAA for normal text
 
 
 def _end(page: Page, first: str, players: int) -> None:
@@ -65,9 +82,13 @@ def test_voice_banking_on_the_screen(play: Any, browser: Any, tmp_path: Path) ->
     page.until(lambda: any("Rent on Baltic Avenue" in t for t in page.undone()), "the rent struck through")
     assert page.cash("dog") == "M1,500" and page.cash("racecar") == "M1,440"
     assert "(undone)" in page.text("#log")
-    _auction(g, page, "Kentucky Avenue", "dog", "racecar", "M50")
+    _auction(g, page, "Kentucky Avenue", "dog", "racecar", "M50", shot="screen-voice-banking-auction.png")
     assert page.cash("racecar") == "M1,390"
     assert "pay rent on" in page.text("#say-now")
+    _accessible(page)
+    shown = [page.text(css) for css in ("#money", "#board", "#log", "#say-now")]
+    page.reload()
+    assert [page.text(css) for css in ("#money", "#board", "#log", "#say-now")] == shown
     g.type("dog: pay 1500")
     page.until(lambda: page.cash("dog") == "M0", "Dog's M0")
     g.type("dog: pay rent on Baltic Avenue")
