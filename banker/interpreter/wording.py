@@ -17,11 +17,13 @@ from banker.rules import Command, Line, Who
 
 # status questions about one pot ("what's in the vault") answer only that, not the ranking
 POTS = frozenset({"vault", "jackpot", "bank"})
+SPOKEN = frozenset({"property", "give", "get", "player", "amount", "number", "outcome"})
 
 
 def describe(replies: Replies, cmd: Command, grammar: Grammar | None = None) -> str:
     """``cmd`` as a sentence of the grammar, or (none fits) its name and slot values."""
-    slots = {k: v for k, v in cmd.intent.slots.items() if v is not None}
+    # only what a player says: not the session's bookkeeping (yes, answered_by, held_by)
+    slots = {k: v for k, v in cmd.intent.slots.items() if v is not None and k in SPOKEN}
     words = dict(zip(slots, slot_words(replies, slots), strict=True))
     if cmd.name == "auction" and {"property", "amount"} <= set(slots):
         return f"buy {words['property']} at auction for {words['amount']}"

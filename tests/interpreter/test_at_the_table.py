@@ -82,6 +82,15 @@ def test_the_undo_question_names_the_command_briefly() -> None:
     assert t.s.state.cash("dog") == 1500
 
 
+def test_the_undo_question_names_an_agreed_sale_as_it_was_asked() -> None:
+    t = Table("secret-vault", ["cat", "hat", "dog"])
+    t("cat", "buy Baltic Avenue")
+    t("cat", "sell Baltic Avenue to the hat for 200")
+    t("hat", "yes")
+    said = t("dog", "undo")  # the agreement's own slots (yes, answered_by) are not read out
+    assert "last command, sell Baltic Avenue to Hat for M200." in said, said
+
+
 def test_bankrupt_with_cash_and_nothing_owed_says_so() -> None:
     t = Table("voice-banking", ["cat", "dog"])
     t("cat", "buy Baltic Avenue")
