@@ -174,7 +174,8 @@ def _number(node: yaml.Node, at: Any, what: str) -> float:
 def _step(index: int, node: yaml.Node, ed: Edition, players: list[str], options: dict[str, str],
           path: Path, at: Any, lines: list[str]) -> TStep:
     if not isinstance(node, yaml.MappingNode):
-        raise Malformed(f"{at(node)}: step {index} must be a mapping like `dog: buy Boardwalk`")
+        example = players[0] if players else "dog"  # a token of this game, not any token
+        raise Malformed(f"{at(node)}: step {index} must be a mapping like `{example}: buy Boardwalk`")
     line = node.start_mark.line + 1
     step = TStep(index, line, "", source=lines[line - 1].strip() if line - 1 < len(lines) else "")
     for k, v in node.value:

@@ -13,12 +13,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from banker.nlu.templates import Grammar
-from banker.rules import QUERIES, Command, Draws, Hold, Intent, Outcome, Refusal, Rules
+from banker.rules import QUERIES, Command, Draws, Hold, Intent, Money, Outcome, Refusal, Rules
 from banker.rules.state import GameState
 
 SESSION_INTENTS = frozenset({"undo", "repeat", "help", "cancel", "yes", "no", "answer"})
 # Money is not a reason to prefer another reading of what was said: the rules will say why.
 MONEY_REFUSALS = frozenset({"cannot_afford", "bid_too_high"})
+AFFORD_REFUSALS = MONEY_REFUSALS | {"bet_too_high"}
 
 
 @dataclass
@@ -61,6 +62,25 @@ class Policy:
         except Refusal as r:
             t.refusal = r
         return t
+
+    def clearer(self, state: GameState, cmd: Command, r: Refusal, forced: Mapping[str, Any]
+                ) -> Refusal:
+        """The reason a player needs first, when the rules' first reason hides it: an amount
+        that is both not in whole bills and more than they have is "you can't afford it"
+        (Jackpot "bet 99999"), and "I'm bankrupt" with cash and nothing owed says so."""
+        amount, step = cmd.intent.get("amount"), r.params.get("step")
+        if r.code == "hundreds" and isinstance(amount, int) and isinstance(step, int) and step > 0:
+            up = -(-amount // step) * step
+            t = self.trial(state, Command(cmd.player, cmd.intent.with_slots(amount=up)), forced)
+            if t.refusal is not None and t.refusal.code in AFFORD_REFUSALS:
+                params = dict(t.refusal.params)
+                if "amount" in params:
+                    params["amount"] = Money(amount)
+                return Refusal(t.refusal.code, **params)
+        cash = state.cash(cmd.player) if cmd.player in state.players else 0
+        if r.code in ("not_bankrupt", "not_bankrupt_streets") and cash > 0:
+            return Refusal("not_bankrupt_cash", cash=Money(cash))
+        return r
 
     def legal(self, state: GameState, player: str, intent: str, slots: Mapping[str, Any], *,
               forced: Mapping[str, Any] | None = None, hold: Hold | None = None) -> bool:

@@ -1,6 +1,6 @@
 """Mr. Monopoly's words: reply templates (data in ``config/replies/``) rendered from ``Line``s.
 
-Players print as their names, ``Money`` with the edition's sign. Variants are picked by a
+Players print as their names (``{player:the}``: "the dog"), ``Money`` with the edition's sign. Variants are picked by a
 rotating counter so he doesn't sound like a robot, deterministically for transcripts.
 """
 
@@ -49,6 +49,24 @@ class _Safe(dict[str, Any]):
         return ""
 
 
+class _Formatter(string.Formatter):
+    """``{player:the}`` speaks of a player (or the bank) in the third person: "the dog",
+    "the T-Rex", "the bank" - for lines said to the table, not to that player."""
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        if format_spec == "the":
+            return the(str(value))
+        return str(super().format_field(value, format_spec))
+
+
+def the(name: str) -> str:
+    """ "Dog" -> "the dog", "T-Rex" -> "the T-Rex", "the bank" stays."""
+    if not name or name.lower().startswith("the "):
+        return name
+    plain = name[:1].isupper() and (name[1:].islower() or len(name) == 1)
+    return "the " + (name.lower() if plain else name)
+
+
 class Replies:
     def __init__(self, edition: Edition, templates: Mapping[str, list[str]]) -> None:
         self.edition = edition
@@ -87,7 +105,7 @@ class Replies:
         self._turn += 1
         template = variants[self._turn % len(variants)]
         params = _Safe({k: self.value(v) for k, v in line.params.items()})
-        text = string.Formatter().vformat(template, (), params)
+        text = _Formatter().vformat(template, (), params)
         return text[:1].upper() + text[1:]
 
 

@@ -317,7 +317,7 @@ class Session:
         ``quiet``; ``flag`` marks the step refused) and gives None."""
         t = self.policy.trial(self.state, cmd, self.forced)
         if t.outcome is None:
-            r = t.refusal or Refusal("internal")
+            r = self.policy.clearer(self.state, cmd, t.refusal or Refusal("internal"), self.forced)
             if flag:
                 self.step.refused = True
             if not quiet:
@@ -332,6 +332,8 @@ class Session:
 
     def apply(self, cmd: Command, out: Outcome, draws: Draws) -> None:
         """A decided outcome: held in a betting round, committed and said, or only said."""
+        if cmd.name == "status" and self.step.heard and wording.about_a_pot(self.step.heard[-1]):
+            out.lines = wording.pot_lines(out.lines)  # "what's in the vault": not the ranking
         said = [self.replies.render(line) for line in out.lines]
         if out.hold is not None or (self.hold is not None and cmd.name not in QUERIES):
             # (a query during a betting round answers without ending it)
@@ -399,7 +401,7 @@ class Session:
             self.announce(previous)
             return
         if name == "help":
-            self.say("help")
+            self.say("help", other=Who(self.example_token(cmd.player)))
             return
         if name == "undo":
             undo.ask_undo(self, cmd.player)
@@ -450,9 +452,19 @@ class Session:
                 return t.id
         return w
 
+    def example_token(self, speaker: str | None = None) -> str:
+        """A token that is playing, for an example to the table: another than the speaker
+        when there is one (help and hints never name a token that isn't playing)."""
+        seated = self.state.seated or list(self.state.order)
+        return next((t for t in seated if t != speaker), seated[0] if seated else "")
+
+    def hint(self) -> str:
+        """The keyboard's hint for a line that names no player, with a token that plays."""
+        return self.replies.render(Line("keyboard_hint", {"token": self.example_token()}))
+
     def describe(self, cmd: Command) -> str:
         """``cmd`` in words, for "Did you say …?"."""
-        return wording.describe(self.replies, cmd)
+        return wording.describe(self.replies, cmd, self.matcher.grammar)
 
     def slot_words(self, slots: Mapping[str, Any]) -> list[str]:
         return wording.slot_words(self.replies, slots)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from banker.interpreter.questions import ANSWER_TIMEOUT, Pending
 from banker.ledger import JournalWriteError, Transaction
-from banker.rules import Who
+from banker.rules import Command, Intent, Who
 
 if TYPE_CHECKING:
     from banker.interpreter.session import Session
@@ -19,6 +19,12 @@ if TYPE_CHECKING:
 def what(tx: Transaction) -> str:
     """What a transaction was, in a few words, for "undone: …"."""
     return tx.said[0].rstrip(".!") if tx.said else tx.intent.replace("_", " ")
+
+
+def brief(s: Session, tx: Transaction) -> str:
+    """The command a transaction came from, read back as a sentence ("pay M100 to Dog"),
+    for the undo question: short, unlike the whole reply it was announced with."""
+    return s.describe(Command(tx.player or "", Intent(tx.intent, dict(tx.slots))))
 
 
 def ask_undo(s: Session, player: str) -> None:
@@ -40,7 +46,8 @@ def ask_undo(s: Session, player: str) -> None:
     asked = frozenset(tx.participants)
     s.pending = Pending("undo", asked, s.clock.now() + ANSWER_TIMEOUT,
                         undo_seq=tx.seq, on_timeout="undo_declined")
-    s.say("undo_confirm", player=Who(player), what=what(tx), asked=Who(tx.participants[0]))
+    s.say("undo_confirm", player=Who(player), what=brief(s, tx), by=Who(tx.player or ""),
+          asked=Who(tx.participants[0]))
 
 
 def agreed(s: Session, p: Pending, player: str) -> None:

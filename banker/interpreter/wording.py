@@ -1,4 +1,9 @@
-"""Commands in words: what Mr. Monopoly reads back ("Did you say buy Baltic Avenue?")."""
+"""Commands in words: what Mr. Monopoly reads back ("Did you say pay rent on Park Place?").
+
+A command is read back as a sentence of its own grammar (``grammars/commands.yaml``), the
+first one that carries exactly its slots, so what he says back is something a player could
+say; a command no sentence carries (an auction's sale) has its own short phrase.
+"""
 
 from __future__ import annotations
 
@@ -6,15 +11,51 @@ from collections.abc import Mapping
 from typing import Any
 
 from banker.interpreter.replies import Replies
-from banker.rules import Command, Who
+from banker.nlu.normalize import PLACEHOLDER
+from banker.nlu.templates import Grammar
+from banker.rules import Command, Line, Who
+
+# status questions about one pot ("what's in the vault") answer only that, not the ranking
+POTS = frozenset({"vault", "jackpot", "bank"})
+SPOKEN = frozenset({"property", "give", "get", "player", "amount", "number", "outcome"})
 
 
-def describe(replies: Replies, cmd: Command) -> str:
-    words = cmd.name.replace("_", " ")
-    return " ".join([words, *slot_words(replies, cmd.intent.slots)])
+def describe(replies: Replies, cmd: Command, grammar: Grammar | None = None) -> str:
+    """``cmd`` as a sentence of the grammar, or (none fits) its name and slot values."""
+    # only what a player says: not the session's bookkeeping (yes, answered_by, held_by)
+    slots = {k: v for k, v in cmd.intent.slots.items() if v is not None and k in SPOKEN}
+    words = dict(zip(slots, slot_words(replies, slots), strict=True))
+    if cmd.name == "auction" and {"property", "amount"} <= set(slots):
+        return f"buy {words['property']} at auction for {words['amount']}"
+    spec = grammar.intents.get(cmd.name) if grammar is not None else None
+    if spec is not None:
+        values = {k: [(words[k], str(v))] for k, v in slots.items()}
+        for exp in grammar.expand(spec, values) if grammar is not None else ():
+            if {k for k, _ in exp.slots} == set(slots):
+                return _fill_numbers(exp.text, [k for k, _ in exp.slots], words)
+    return " ".join([cmd.name.replace("_", " "), *words.values()])
+
+
+def _fill_numbers(text: str, order: list[str], words: Mapping[str, str]) -> str:
+    """Put the amounts back where the grammar has its number placeholder."""
+    numbers = [words[k] for k in order if k in ("amount", "number")]
+    out = []
+    for w in text.split():
+        out.append(numbers.pop(0) if w == PLACEHOLDER and numbers else w)
+    return " ".join(out)
 
 
 def slot_words(replies: Replies, slots: Mapping[str, Any]) -> list[str]:
     return [replies.value(Who(v)) if k == "player" else
             (replies.edition.fmt(v) if k == "amount" and isinstance(v, int) else str(v))
             for k, v in slots.items()]
+
+
+def about_a_pot(text: str) -> bool:
+    """A status question that names the vault, the Jackpot or the bank."""
+    return bool(POTS & set(text.lower().replace("'", " ").split()))
+
+
+def pot_lines(lines: list[Line]) -> list[Line]:
+    """A status answer without the ranking (the question was about a pot)."""
+    return [ln for ln in lines if ln.key != "ranking_line"] or lines
