@@ -275,6 +275,7 @@ class Microphone(_Watched):
         self._lock = threading.Lock()
         self._samples = 0
         self._anchor = float("inf")
+        self._since = 0.0  # while listening, frames captured before this are left out
         self.device_rate = MIC_RATE
         self._buf = np.zeros(0, dtype=np.int16)
         self._watch_init()
@@ -316,9 +317,9 @@ class Microphone(_Watched):
             for i in range(n):
                 frame = self._buf[i * FRAME:(i + 1) * FRAME].tobytes()
                 captured = self._anchor + (first + i * FRAME) / MIC_RATE  # its first sample
-                if self.listening.is_set():
+                if self.listening.is_set() and captured >= self._since:
                     self._q.put(frame)
-                else:
+                elif not self.listening.is_set():
                     self._recent.append((captured, frame))
             self._buf = self._buf[n * FRAME:]
 
@@ -337,10 +338,12 @@ class Microphone(_Watched):
         return now - last > MIC_STALL if last is not None else now - self._opened > MIC_START
 
     def start_listening(self, since: float | None = None) -> None:
-        """Listen from now, or from ``since`` (a ``time.monotonic()`` moment in the last two
-        seconds) when the listener got going late: the player's first word isn't lost."""
+        """Listen from ``since`` (a ``time.monotonic()`` moment): in the last two seconds when
+        the listener got going late (the player's first word isn't lost), or still to come,
+        after the beep has sounded (the beep, heard by the microphone, is not speech)."""
         with self._lock:
             self._drain()
+            self._since = since if since is not None else 0.0
             if since is not None:
                 for captured, frame in self._recent:
                     if captured >= since:

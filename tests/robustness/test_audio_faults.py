@@ -231,3 +231,62 @@ def test_closing_is_not_losing(devices: tuple[Any, Any]) -> None:
     mic.close()
     time.sleep(0.3)
     assert not device_lost(player) and not device_lost(mic)
+
+
+# --- stalls: of the banker itself, of the sound server (issue 11, item 15) ------------------------
+
+SOUND_BACK = "The sound is back; press your button to speak."
+
+
+def _silent_press_is_heard(g: PtyGame) -> None:
+    """Voice is on: a press with nothing said is listened to, and answered (in keyboard mode a
+    bare press with no auction or question says nothing)."""
+    os.write(g.master, b"1")
+    seen = g.until_line(lambda ln: "I didn't hear anything." in ln, timeout=30)
+    assert not any("lost the sound" in ln for ln in seen), seen
+
+
+def test_a_stall_of_the_banker_is_not_a_lost_device(daemon: PulseDaemon, tmp_path: Path) -> None:
+    """The banker process stands still for 5.5 s (SIGSTOP, as under memory pressure) while the
+    sound server and both streams stay alive: nothing is said about the sound, and voice goes on."""
+    game = tmp_path / "g.sqlite"
+    g = PtyGame(["play", "--players", "cat,dog", "--game", str(game)], env=daemon.env)
+    try:
+        g.until_prompt(timeout=60)
+        assert any("1,700" in ln for ln in _answer(g, "cat: pass go"))
+        time.sleep(3.0)  # the recogniser and the voice are loaded
+        os.kill(g.proc.pid, signal.SIGSTOP)
+        time.sleep(5.5)
+        os.kill(g.proc.pid, signal.SIGCONT)
+        assert not _about_sound(g.glance(4.0)), g.transcript
+        _silent_press_is_heard(g)
+        assert not _about_sound(g.transcript), g.transcript
+    finally:
+        g.close()
+    assert state_json(game)["cash"]["cat"] == 1700
+
+
+def test_a_hung_sound_server_that_answers_again_brings_voice_back(daemon: PulseDaemon,
+                                                                 tmp_path: Path) -> None:
+    """The sound server stops answering (SIGSTOP) long enough to be given up for lost, then
+    answers again: the loss is said once, the return is said once, and voice is back."""
+    game = tmp_path / "g.sqlite"
+    g = PtyGame(["play", "--players", "cat,dog", "--game", str(game)], env=daemon.env)
+    pid = int((daemon.runtime / "pid").read_text().split()[0])
+    try:
+        g.until_prompt(timeout=60)
+        time.sleep(3.0)
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            g.until_line(lambda ln: "lost the sound device" in ln, timeout=20)
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        seen = g.until_line(lambda ln: SOUND_BACK in ln, timeout=20)
+        seen += g.glance(2.0)
+        assert sum(SOUND_BACK in ln for ln in seen) == 1, seen
+        _silent_press_is_heard(g)
+        about = _about_sound(g.transcript)
+        assert len(about) == 2, about  # lost once, back once
+        assert g.end_input(timeout=30) == 0
+    finally:
+        g.close()

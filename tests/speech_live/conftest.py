@@ -78,6 +78,32 @@ def sound_card() -> Iterator[SoundCard]:
                 os.environ[k] = v
 
 
+@pytest.fixture
+def echo(sound_card: SoundCard) -> Iterator[None]:
+    """The microphone hears the speaker, 20 dB down (a laptop at a table): a PulseAudio
+    loopback from the speaker's monitor into the microphone, for one test."""
+    env = sound_card.env
+    index = subprocess.run(["pactl", "load-module", "module-loopback", "source=spk.monitor",
+                            "sink=micsrc", "latency_msec=30", "source_dont_move=true",
+                            "sink_dont_move=true"], env=env, check=True, capture_output=True,
+                           text=True, timeout=20).stdout.strip()
+    try:
+        end = time.monotonic() + 10
+        inputs: list[str] = []
+        while not inputs and time.monotonic() < end:
+            rows = subprocess.run(["pactl", "list", "short", "sink-inputs"], env=env, check=True,
+                                  capture_output=True, text=True, timeout=20).stdout.splitlines()
+            inputs = [r.split()[0] for r in rows if "module-loopback" in r]
+            time.sleep(0.1)
+        assert inputs, "the loopback has no stream into the microphone"
+        for sink_input in inputs:
+            subprocess.run(["pactl", "set-sink-input-volume", sink_input, "-20dB"], env=env,
+                           check=True, capture_output=True, timeout=20)
+        yield
+    finally:
+        subprocess.run(["pactl", "unload-module", index], env=env, capture_output=True, timeout=20)
+
+
 @pytest.fixture(scope="session")
 def tts(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
     """One real piper voice for the session, with its own empty disk cache."""

@@ -191,3 +191,28 @@ def test_a_press_and_silence_is_answered_and_ctrl_d_says_the_game_is_saved(
     assert table.close() == 0
     assert "Game saved. Resume with banker play --resume." in table.out.getvalue().splitlines()
     assert "Game saved. Resume with banker play --resume." in table.io.speaker.spoken
+
+
+def test_the_beep_does_not_end_the_turn_when_the_microphone_hears_the_speaker(  # type: ignore[no-untyped-def]
+        sound_card: SoundCard, echo: None, table: Table, said) -> None:
+    """Issue 11, item 13: with the speaker heard by the microphone (20 dB down), a bare press is
+    still a bid, and a command spoken 0.6 s after the press is still understood."""
+    table.out.wait_for(r"Welcome to Monopoly")
+    table.quiet()
+    table.type("racecar: auction off Baltic Avenue")
+    table.out.wait_for(r"Baltic Avenue")
+    mark = len(table.out.getvalue())
+    table.type("2")  # dog presses and says nothing: a bid, not "Sorry, say that again?"
+    table.out.wait_for(r"Dog", start=mark, timeout=10)
+    assert "say that again" not in table.out.getvalue()[mark:]
+    auction = table.game.session.auction
+    assert auction is not None and auction.bidder == "dog", table.out.getvalue()[mark:]
+    table.out.wait_for(r"(Sold|gone)[^\n]*Dog", timeout=15)
+    table.quiet()
+    mark = len(table.out.getvalue())
+    table.type("1")
+    time.sleep(0.6)
+    sound_card.speak_into_mic(said("how much money do I have"))
+    table.out.wait_for(r"M1,500", start=mark, timeout=20)
+    assert "say that again" not in table.out.getvalue()[mark:]
+    assert table.close() == 0

@@ -13,6 +13,7 @@ import contextlib
 import os
 import queue
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TextIO
@@ -20,7 +21,14 @@ from typing import Any, TextIO
 import numpy as np
 
 from banker.editions.model import Edition
-from banker.frontends.voice.events import EndOfInput, InputEvent, KeyInput, SoundLost, TypedInput
+from banker.frontends.voice.events import (
+    EndOfInput,
+    InputEvent,
+    KeyInput,
+    SoundBack,
+    SoundLost,
+    TypedInput,
+)
 from banker.frontends.voice.speaker import Speaker
 from banker.frontends.voice.trace import trace
 from banker.speech.audio import DEVICE_LOST, AudioError, device_lost
@@ -30,6 +38,8 @@ from banker.speech.protocols import FOCI, AudioIn, AudioOut, Heard, Pcm, Recogni
 
 EVDEV_ECHO = 0.5  # s: a terminal key this soon after the same input-device key is its echo
 WATCH_EVERY = 0.2  # s between looks at the sound devices
+STALL_GAP = 1.0  # s the watchdog's own wait may overrun before it counts as a stall of ours
+STALL_GRACE = 2.0  # s after a stall of ours for the devices to call back before judging them
 LOST_WAIT = 5.0  # s the exit waits for the last words when the sound device is gone
 
 
@@ -77,6 +87,7 @@ class VoiceIO:
     lost: threading.Event = field(default_factory=threading.Event)  # the sound device went away
     _closed: threading.Event = field(default_factory=threading.Event)
     _last_evdev: dict[str, float] = field(default_factory=dict)
+    _lost_lock: threading.Lock = field(default_factory=threading.Lock)
 
     # -- the voice, loaded in the background -----------------------------------------------
     def load_tts_async(self, tts: Synthesizer | None = None) -> None:
@@ -179,27 +190,57 @@ class VoiceIO:
             return None
         return LiveCleaner(self._denoiser[0], self._denoiser[1])
 
-    # -- the devices going away ----------------------------------------------------------------
+    # -- the devices going away, and coming back ------------------------------------------------
     def watch(self, every: float = WATCH_EVERY) -> None:
-        """Look at the speaker and the microphone until ``close()``; the first time either
-        has gone away, stop sound (``lose()``)."""
+        """Look at the speaker and the microphone until ``close()``: the first time either
+        has gone away, stop sound (``lose()``); when both answer again, ``regain()``.
+
+        A stall of this process (memory pressure, a blocked main loop, SIGSTOP) looks like a
+        microphone that stopped calling back: its last callback is seconds old. The watchdog
+        tells the two apart by its own clock: when its own wait overran by more than
+        ``STALL_GAP``, the whole process stood still, and the devices get ``STALL_GRACE``
+        seconds to call back before anything is judged.
+        """
         def run() -> None:
+            last = time.monotonic()
+            judge_from = last
             while not self._closed.wait(every):
-                if device_lost(self.player) or device_lost(self.mic):
+                now = time.monotonic()
+                if now - last > every + STALL_GAP:
+                    trace(f"stalled for {now - last:.1f} s: the devices get time to answer")
+                    judge_from = now + STALL_GRACE
+                last = now
+                if now < judge_from:
+                    continue
+                gone = device_lost(self.player) or device_lost(self.mic)
+                if gone and not self.lost.is_set():
                     self.lose()
-                    return
+                elif not gone and self.lost.is_set():
+                    self.regain()
         threading.Thread(target=run, name="sound-watchdog", daemon=True).start()
 
     def lose(self) -> None:
         """The sound device is gone: drop what is being said and heard, and tell the loop
         (which says ``DEVICE_LOST`` and goes on with typed lines). Only the first call acts."""
-        if self.lost.is_set() or self._closed.is_set():
-            return
-        self.lost.set()
+        with self._lost_lock:
+            if self.lost.is_set() or self._closed.is_set():
+                return
+            self.lost.set()
         trace("the sound device is gone")
         self.mic.stop_listening()
         self.speaker.mute(None if device_lost(self.player) else DEVICE_LOST)
         self.events.put(SoundLost())
+
+    def regain(self) -> None:
+        """The speaker and the microphone answer again (a hung sound server came back): voice
+        from now on; the loop says so once."""
+        with self._lost_lock:
+            if not self.lost.is_set() or self._closed.is_set():
+                return
+            self.lost.clear()
+        trace("the sound device is back")
+        self.speaker.unmute()
+        self.events.put(SoundBack())
 
     # -- input -------------------------------------------------------------------------------
     def start_input(self, stdin: TextIO) -> None:

@@ -1,6 +1,6 @@
 """The voice front end's input events: what the one event loop waits for.
 
-Named for input (a key, a typed line, a heard turn, the sound going), not to be
+Named for input (a key, a typed line, a heard turn, the sound going or coming back), not to be
 confused with the ledger's events (``banker.rules.events``: cash moved, a street bought).
 """
 
@@ -36,4 +36,9 @@ class SoundLost:
     """The sound device went away (posted once, by the watchdog)."""
 
 
-InputEvent = KeyInput | TypedInput | EndOfInput | SoundLost | TurnHeard
+@dataclass(frozen=True)
+class SoundBack:
+    """The sound device answers again after it was given up for lost (posted by the watchdog)."""
+
+
+InputEvent = KeyInput | TypedInput | EndOfInput | SoundLost | SoundBack | TurnHeard

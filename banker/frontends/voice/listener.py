@@ -20,6 +20,7 @@ from banker.speech.protocols import NOTHING, AudioIn, AudioOut, Heard, Pcm, Reco
 from banker.speech.vad import EndOfSpeech, Utterance, VadSettings, speech_only
 
 LATE_BEEP = 0.3  # s: a listener starting later than this after the press doesn't beep
+ECHO_TAIL = 0.08  # s after the beep left the speaker that the microphone may still hear it
 GUESS_AFTER_FRAMES = 3  # 90 ms of silence after speech: start recognising (the hang-over runs on)
 
 
@@ -80,14 +81,17 @@ class Listener:
         A listener that gets going late (the table was busy) skips the beep: the player is
         already talking; the microphone's last two seconds fill the gap. He never listens
         while he speaks, not even to his own beep: what the microphone caught before his last
-        sound (a barge-in stops him first) is left out. The times are computed, not waited
-        for, so a busy CPU can't make the listener miss words.
+        sound (a barge-in stops him first) is left out, and so is the beep: a microphone that
+        hears the speaker (a laptop at a table) would otherwise take it for the player's first
+        word and end the turn on it. The times are computed, not waited for, so a busy CPU
+        can't make the listener miss words.
         """
         since = max(ls.pressed_at, self.player.sounding_until())
         now = time.monotonic()
         if self.beep is not None and now - ls.pressed_at < LATE_BEEP:
             self.player.play(self.beep)
-            since = max(since, now + len(self.beep) / self.player.rate + self.player.latency)
+            since = max(since, now + len(self.beep) / self.player.rate + self.player.latency
+                        + ECHO_TAIL)
         return since
 
     def _run(self, ls: Listening) -> None:

@@ -20,13 +20,21 @@ from typing import Protocol, TextIO
 
 from banker.editions.model import Edition
 from banker.frontends.voice.devices import VoiceIO
-from banker.frontends.voice.events import EndOfInput, InputEvent, KeyInput, SoundLost, TypedInput
+from banker.frontends.voice.events import (
+    EndOfInput,
+    InputEvent,
+    KeyInput,
+    SoundBack,
+    SoundLost,
+    TypedInput,
+)
 from banker.frontends.voice.listener import Listener, Listening, TurnHeard
 from banker.frontends.voice.trace import T0, trace
 from banker.speech.audio import DEVICE_LOST
 from banker.speech.buttons import ButtonEvent
 
 PROMPT = "> "
+SOUND_BACK = "The sound is back; press your button to speak."
 
 
 class Phase(Protocol):
@@ -126,6 +134,8 @@ class VoiceLoop:
             self._heard(ev)
         elif isinstance(ev, SoundLost):
             self._lost()
+        elif isinstance(ev, SoundBack):
+            self._back()
 
     def prompt(self) -> None:
         print(PROMPT, end="", file=self.out, flush=True)
@@ -138,6 +148,12 @@ class VoiceLoop:
         if ls is not None:
             ls.cut_off = True
             ls.end("press")  # the listener stops at once; its turn is the phase's to drop
+        self.prompt()
+
+    def _back(self) -> None:
+        """The sound device answers again (``VoiceIO.regain``): voice from now on, said once."""
+        print(SOUND_BACK, file=self.out, flush=True)
+        self.io.speaker.say(SOUND_BACK)
         self.prompt()
 
     # -- buttons -------------------------------------------------------------------------------
