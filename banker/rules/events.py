@@ -120,6 +120,9 @@ class GuessMade(Event):
 
 @dataclass(frozen=True)
 class DebtChanged(Event):
+    """``debtor`` None: no debt is open any more. Otherwise the debt of ``debtor`` to
+    ``creditor`` is now ``amount`` (0: paid; a new creditor goes last, in turn order)."""
+
     kind: ClassVar[str] = "debt_changed"
     debtor: str | None  # None: no open debt
     creditor: str = ""
@@ -197,6 +200,22 @@ def _add_items(state: GameState, place: str, item: str, delta: int) -> None:
         del bag[item]
 
 
+def _set_debt(state: GameState, event: DebtChanged) -> None:
+    if not event.debtor:
+        state.debts = []
+        return
+    new = Debt(event.debtor, event.creditor, event.amount, event.reason)
+    same = [i for i, d in enumerate(state.debts)
+            if (d.debtor, d.creditor) == (event.debtor, event.creditor)]
+    if not same:
+        if event.amount > 0:
+            state.debts.append(new)
+    elif event.amount > 0:
+        state.debts[same[0]] = new
+    else:
+        del state.debts[same[0]]
+
+
 def apply_in_place(state: GameState, event: Event) -> None:
     """Mutate ``state`` by one event. Never raises for any well-formed event."""
     if isinstance(event, CashMoved):
@@ -235,8 +254,7 @@ def apply_in_place(state: GameState, event: Event) -> None:
         if not event.opened and event.number not in state.guessed:
             state.guessed.append(event.number)
     elif isinstance(event, DebtChanged):
-        state.debt = (Debt(event.debtor, event.creditor, event.amount, event.reason)
-                      if event.debtor else None)
+        _set_debt(state, event)
     elif isinstance(event, PlayerOut):
         if event.player in state.players:
             state.players[event.player].out = True

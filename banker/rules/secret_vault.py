@@ -142,8 +142,7 @@ class SecretVaultRules(DealRules, VaultRules):
         out.say("vault_contents", amount=Money(state.vault_cash),
                 keys=counted(state.vault_items.get("key", 0), "key"),
                 hotels=counted(state.vault_items.get("hotel", 0), "hotel"))
-        d = state.debt
-        if d is not None:
+        for d in state.debts:
             out.say("debt_status", player=Who(d.debtor), to=Who(d.creditor),
                     amount=Money(d.amount), missing=Money(max(d.amount - state.cash(d.debtor), 0)))
 

@@ -22,3 +22,123 @@ def test_paying_a_bankrupt_player_is_refused_with_the_reason() -> None:
     refusal = sc.refusal("cat", "pay", amount=500, player="dog")
     assert (refusal.code, refusal.params["player"]) == ("player_out", "dog")
     assert sc.cash("cat") == 3000
+
+
+# --- 1. Secret Vault: debts still open at the final count -----------------------------------
+SV_STREETS = ("Mediterranean Avenue", "Baltic Avenue", "Oriental Avenue", "Vermont Avenue",
+              "Connecticut Avenue", "St. Charles Place", "States Avenue", "Virginia Avenue",
+              "St. James Place", "Tennessee Avenue", "New York Avenue", "Kentucky Avenue",
+              "Indiana Avenue", "Illinois Avenue", "Atlantic Avenue", "Ventnor Avenue",
+              "Marvin Gardens", "Pacific Avenue", "North Carolina Avenue", "Pennsylvania Avenue",
+              "Park Place")  # all but Boardwalk
+
+
+def nearly_all_owned(sc: Scenario, owner: str = "duck") -> None:
+    """Every street but Boardwalk (locked) owned by ``owner``, mortgaged (no rent for them)."""
+    from banker.rules.events import ItemsMoved, MortgageChanged, StreetUnlocked
+    for s in SV_STREETS:
+        if sc.rules.edition.street(s).locked:  # a key from the box (or the vault) opens it
+            place = "box" if sc.state.box.get("key") else "vault"
+            sc.given(ItemsMoved("key", place, owner), StreetUnlocked(s, source=owner))
+        sc.given(OwnerChanged(s, owner), MortgageChanged(s, True))
+
+
+def sv_with_key(players: tuple[str, ...] = ("duck", "dog", "cat")) -> Scenario:
+    sc = Scenario.new("secret-vault", players, seed=7)
+    # keys come out of the vault's stock: move one from the box to the player
+    from banker.rules.events import ItemsMoved
+    return sc.given(ItemsMoved("key", "box", "dog"))
+
+
+def test_final_count_pays_open_debts_from_the_final_rents() -> None:
+    sc = sv_with_key()
+    nearly_all_owned(sc)
+    broke(sc, "dog", leave=100)
+    sc.when("dog", "tax")  # M400 into the vault, M100 in hand: M300 short
+    assert sc.state.debt is not None and sc.state.debt.amount == 400
+    sc.given(OwnerChanged("Park Place", "dog"))  # from a deal: Park Place earns dog M70
+    from banker.rules.events import MortgageChanged
+    sc.given(MortgageChanged("Park Place", False))
+    vault = sc.state.vault_cash
+    out = sc.when("dog", "mortgage", property="Park Place")  # +M350: the debt is paid at once
+    assert sc.state.debt is None and "debt_paid" in keys(out)
+    assert sc.state.vault_cash == vault + 400
+
+
+def test_a_debtor_still_short_at_the_final_count_is_bankrupt_and_out_of_the_ranking() -> None:
+    sc = sv_with_key()
+    nearly_all_owned(sc)
+    broke(sc, "dog", leave=0)
+    sc.when("dog", "tax")  # owes M400 to the vault; cash 0, no streets
+    vault = sc.state.vault_cash
+    # the duck unlocks the last street: the game ends; dog's rent (none) can't pay the debt
+    from banker.rules.events import ItemsMoved
+    sc.given(ItemsMoved("key", "dog", "duck"))
+    out = sc.when("duck", "use_key", property="Boardwalk")
+    assert sc.state.game_over
+    assert sc.state.players["dog"].out and "dog" not in sc.state.winners
+    assert "final_bankrupt" in keys(out)
+    ranked = [ln.params["player"] for ln in out.lines if ln.key == "ranking_line"]
+    assert "dog" not in ranked and set(ranked) == {"duck", "cat"}
+    assert sc.state.vault_cash == vault  # nothing to give: the vault gets what the dog had (0)
+    assert sc.state.debt is None
+
+
+def test_final_rents_pay_the_debt_before_the_ranking() -> None:
+    sc = sv_with_key()
+    nearly_all_owned(sc)
+    from banker.rules.events import MortgageChanged
+    sc.given(OwnerChanged("Park Place", "dog"), MortgageChanged("Park Place", False))
+    broke(sc, "dog", leave=350)
+    sc.when("dog", "tax")  # owes M400, has M350 and Park Place (rent M70, or M350 mortgaged)
+    from banker.rules.events import ItemsMoved
+    sc.given(ItemsMoved("key", "dog", "cat"))
+    vault = sc.state.vault_cash
+    out = sc.when("cat", "use_key", property="Boardwalk")  # ends the game
+    assert sc.state.game_over and not sc.state.players["dog"].out
+    assert sc.cash("dog") == 350 + 70 - 400 and sc.state.vault_cash == vault + 400
+    assert keys(out).index("debt_paid") < keys(out).index("game_over")
+
+
+def test_a_debtor_cannot_end_the_game_with_a_key() -> None:
+    sc = sv_with_key()
+    nearly_all_owned(sc)
+    broke(sc, "dog", leave=0)
+    sc.when("dog", "tax")
+    assert sc.refused("dog", "use_key", property="Boardwalk") == "in_debt"
+
+
+# --- 5. the chairman card when short; "I'm bankrupt" with money to raise; steal house -------
+def test_chairman_short_pays_each_player_what_it_can_and_owes_each_the_rest() -> None:
+    sc = Scenario.new("secret-vault", ("duck", "dog", "cat", "hat"), seed=7)
+    broke(sc, "duck", leave=150)
+    out = sc.when("duck", "chance", {"chance": "chairman"})  # M100 to each of three players
+    assert (sc.cash("dog"), sc.cash("cat"), sc.cash("hat"), sc.cash("duck")) == (3100, 3050, 3000, 0)
+    assert [(d.creditor, d.amount) for d in sc.state.debts] == [("cat", 50), ("hat", 100)]
+    assert keys(out).count("short_each") == 2
+    out = sc.when("duck", "collect", amount=60)  # covers the cat, not yet the hat
+    assert (sc.cash("cat"), sc.cash("duck")) == (3100, 10)
+    assert [(d.creditor, d.amount) for d in sc.state.debts] == [("hat", 100)]
+    sc.when("duck", "collect", amount=90)
+    assert (sc.cash("hat"), sc.cash("duck"), sc.state.debts) == (3100, 0, [])
+
+
+def test_bankrupt_refused_while_a_mortgage_would_pay_the_debt() -> None:
+    sc = Scenario.new("secret-vault", ("duck", "dog"), seed=7)
+    sc.given(OwnerChanged("Park Place", "duck"))
+    broke(sc, "duck", leave=100)
+    sc.when("duck", "tax")  # M400: M300 short; Park Place mortgages for M350
+    refusal = sc.refusal("duck", "bankrupt")
+    assert refusal.code == "bankrupt_can_raise"
+    assert refusal.params["streets"] == "Park Place for M350"
+    sc.when("duck", "mortgage", property="Park Place")
+    assert sc.state.debt is None and sc.cash("duck") == 50
+
+
+def test_bankrupt_accepted_when_mortgaging_everything_is_not_enough() -> None:
+    sc = Scenario.new("secret-vault", ("duck", "dog", "cat"), seed=7)
+    sc.given(OwnerChanged("Baltic Avenue", "duck"))
+    broke(sc, "duck", leave=0)
+    sc.when("duck", "tax")  # M400; Baltic Avenue mortgages for M60 only
+    sc.when("duck", "bankrupt")
+    assert sc.state.players["duck"].out
