@@ -280,8 +280,8 @@ class DebtRules(Rules):
     def do_bankrupt(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
         """Only with an open debt that mortgaging can't cover (``can_raise``). Owing several
         players (the chairman card), everything goes to the first of them in turn order, the
-        one whose debt is next to be paid; the other debts lapse. To a player: cash, streets (mortgages kept, hotels stay on
-        them), unused hotels, keys and the card. To the bank (or the vault): streets come back
+        one whose debt is next to be paid; the other debts lapse. To a player: cash, streets
+        (mortgages kept, hotels stay on them), unused hotels, keys and the card. To the bank (or the vault): streets come back
         unmortgaged and bare and are auctioned at once, one by one; unused hotels and keys go
         back to the box; the card to the bottom of the deck; the cash to the bank."""
         p = cmd.player
