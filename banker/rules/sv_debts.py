@@ -281,9 +281,10 @@ class DebtRules(Rules):
         """Only with an open debt that mortgaging can't cover (``can_raise``). Owing several
         players (the chairman card), everything goes to the first of them in turn order, the
         one whose debt is next to be paid; the other debts lapse. To a player: cash, streets
-        (mortgages kept, hotels stay on them), unused hotels, keys and the card. To the bank (or the vault): streets come back
-        unmortgaged and bare and are auctioned at once, one by one; unused hotels and keys go
-        back to the box; the card to the bottom of the deck; the cash to the bank."""
+        (mortgages kept, hotels stay on them), unused hotels, keys and the card. To the bank
+        (or the vault): streets come back unmortgaged and bare and are auctioned at once, one
+        by one; unused hotels and keys go back to the box; the card to the bottom of the deck;
+        the cash to the bank."""
         p = cmd.player
         d = state.debt
         if d is None or d.debtor != p:
