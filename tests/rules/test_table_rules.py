@@ -142,3 +142,21 @@ def test_bankrupt_accepted_when_mortgaging_everything_is_not_enough() -> None:
     sc.when("duck", "tax")  # M400; Baltic Avenue mortgages for M60 only
     sc.when("duck", "bankrupt")
     assert sc.state.players["duck"].out
+
+
+JP_TEN = ("Mediterranean Avenue", "Baltic Avenue", "Oriental Avenue", "Connecticut Avenue",
+          "St. Charles Place", "Virginia Avenue", "St. James Place", "New York Avenue",
+          "Kentucky Avenue", "Illinois Avenue")
+
+
+def test_jackpot_steal_house_with_ten_streets_steals_nothing_and_says_so() -> None:
+    from banker.rules.events import BuildingsChanged
+    sc = Scenario.new("jackpot", ("car", "dog"))
+    for s in JP_TEN:
+        sc.given(OwnerChanged(s, "car"), BuildingsChanged(s, 1, 0))
+    sc.given(OwnerChanged("Boardwalk", "dog"), BuildingsChanged("Boardwalk", 1, 0))
+    sc.when("car", "chance")
+    out = sc.when("car", "spinner", outcome="steal house", held_by="car")
+    assert out.question is None and out.hold is None  # the round is over
+    assert "no_steal_full" in keys(out)
+    assert sc.state.owner("Boardwalk") == "dog" and len(sc.state.owned_by("car")) == 10
