@@ -308,6 +308,24 @@ class Rules:
     def doubles_outside(self, state: GameState, p: str) -> Outcome:
         raise Refusal("not_in_jail", player=Who(p))
 
+    def do_third_roll(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        """"That was my third roll": bail is owed, not chosen. The Get Out of Jail Free card
+        if held; else the bail is a payment the player can't refuse, so short of cash it is
+        the edition's shortfall (Voice Banking: all cash and a street; Secret Vault: an open
+        debt). Either way the player leaves jail and moves by that roll."""
+        p = cmd.player
+        if self.jail_tracked and not self.jailed(state, p):
+            raise Refusal("not_in_jail", player=Who(p))
+        if state.players[p].count("jail_card"):
+            return Outcome(events=[*self.return_card(state, p), *self.released(p)]).say(
+                "jail_card_used", player=Who(p))
+        fee = self.edition.fees["bail"]
+        out = self.owe(state, cmd, [(self.bail_account, fee)], self.bail_key, "bail")
+        if out.question is None:
+            out.events += self.released(p)
+        out.lines.insert(0, Line("third_roll", {"player": Who(p), "amount": Money(fee)}))
+        return out
+
     # --- unavoidable payments ---------------------------------------------------------------
     def paid_key(self, key: str, creditor: str) -> str:
         return key

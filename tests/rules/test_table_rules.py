@@ -160,3 +160,42 @@ def test_jackpot_steal_house_with_ten_streets_steals_nothing_and_says_so() -> No
     assert out.question is None and out.hold is None  # the round is over
     assert "no_steal_full" in keys(out)
     assert sc.state.owner("Boardwalk") == "dog" and len(sc.state.owned_by("car")) == 10
+
+
+# --- 3. bail after the third failed roll is owed ---------------------------------------------
+def test_voice_banking_third_roll_forces_bail_short_of_cash_all_cash_and_a_street() -> None:
+    sc = Scenario.new("voice-banking", ("cat", "dog"))
+    sc.when("cat", "buy", property="Baltic Avenue")
+    broke(sc, "cat", leave=20)
+    assert sc.refused("cat", "get_out_of_jail") == "cannot_afford"  # a chosen fee: refused
+    out = sc.when("cat", "third_roll")  # owed: M50, has M20 and Baltic Avenue
+    assert out.question is not None and out.question.choices == ("Baltic Avenue",)
+    out = sc.answer(out, give="Baltic Avenue")
+    assert keys(out)[0] == "third_roll" and "street_returned" in keys(out)
+    assert sc.cash("cat") == 0 and sc.state.owner("Baltic Avenue") is None
+
+
+def test_voice_banking_third_roll_with_cash_pays_bail() -> None:
+    sc = Scenario.new("voice-banking", ("cat", "dog"))
+    out = sc.when("cat", "third_roll")
+    assert keys(out) == ["third_roll", "bail_paid"] and sc.cash("cat") == 1450
+
+
+def test_secret_vault_third_roll_short_opens_a_debt_and_leaves_jail() -> None:
+    sc = Scenario.new("secret-vault", ("duck", "dog"), seed=7)
+    sc.when("duck", "go_to_jail")
+    broke(sc, "duck", leave=30)
+    assert sc.refused("duck", "get_out_of_jail") == "cannot_afford"
+    out = sc.when("duck", "third_roll")
+    assert "short" in keys(out) and not sc.state.players["duck"].in_jail
+    d = sc.state.debt
+    assert d is not None and (d.debtor, d.creditor, d.amount) == ("duck", "vault", 100)
+    assert sc.refused("dog", "third_roll") == "not_in_jail"
+
+
+def test_secret_vault_third_roll_uses_the_card_first() -> None:
+    sc = Scenario.new("secret-vault", ("duck", "dog"), seed=7)
+    sc.when("duck", "chance", {"chance": "jail-free"})
+    sc.when("duck", "go_to_jail")
+    out = sc.when("duck", "third_roll")
+    assert keys(out) == ["jail_card_used"] and sc.cash("duck") == 3000
