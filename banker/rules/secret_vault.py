@@ -33,7 +33,7 @@ class SecretVaultRules(DealRules, VaultRules):
         "go_to_jail", "leave_jail", "free_parking", "trade", "build_hotel", "pay", "collect",
         "tax", "guess", "pay_to_guess", "open_vault", "use_key", "mortgage", "unmortgage",
         "sell", "buy_from", "sell_hotel", "buy_hotel", "sell_card", "buy_card", "bankrupt",
-        "third_roll",
+        "third_roll", "trade_and_pay", "trade_for_cash", "sell_with_card", "sell_with_hotel",
     })
     bail_account = "vault"
     fine_account = "vault"

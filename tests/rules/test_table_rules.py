@@ -199,3 +199,17 @@ def test_secret_vault_third_roll_uses_the_card_first() -> None:
     sc.when("duck", "go_to_jail")
     out = sc.when("duck", "third_roll")
     assert keys(out) == ["jail_card_used"] and sc.cash("duck") == 3000
+
+
+# --- 4. Secret Vault combined deals ----------------------------------------------------------
+def test_combined_deal_is_one_agreement_and_one_transaction() -> None:
+    from banker.rules.events import ItemsMoved
+    sc = Scenario.new("secret-vault", ("duck", "dog", "hat"), seed=7)
+    sc.given(OwnerChanged("Baltic Avenue", "duck"), ItemsMoved("hotel", "box", "duck"))
+    ask = sc.when("duck", "sell_with_hotel", property="Baltic Avenue", player="hat", amount=300)
+    assert ask.question is not None and ask.question.asked == "hat" and not ask.events
+    out = sc.answer(ask, yes=True)
+    assert sc.state.owner("Baltic Avenue") == "hat" and sc.state.players["hat"].count("hotel") == 1
+    assert (sc.cash("duck"), sc.cash("hat")) == (3300, 2700) and keys(out) == ["deal_done"]
+    assert sc.refused("duck", "sell_with_card", property="Park Place", player="hat",
+                      amount=10) == "not_your_street"
