@@ -19,30 +19,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from banker.editions.model import Edition
-from banker.rules.events import (
-    CashMoved,
-    Drawn,
-    Event,
-    GameEnded,
-    ItemsMoved,
-    JailChanged,
-    OwnerChanged,
-    fold,
-)
+from banker.rules.events import CashMoved, Drawn, Event, GameEnded, ItemsMoved, JailChanged, OwnerChanged, fold
 from banker.rules.invariants import COMMON, Validator
-from banker.rules.outcome import (
-    QUERIES,
-    AllOf,
-    Command,
-    Draws,
-    Intent,
-    Line,
-    Money,
-    Outcome,
-    Refusal,
-    Who,
-)
+from banker.rules.outcome import QUERIES, AllOf, Command, Draws, Intent, Line, Money, Outcome, Refusal, Who
 from banker.rules.state import GameState, Holding, Player
+
+TABLE_INTENTS = frozenset({"add_player", "remove_player"})  # every edition: see ``table.py``
 
 Handler = Callable[[GameState, Command, Draws], Outcome]
 
@@ -76,6 +58,8 @@ class Rules:
     doubles_key = "jail_doubles"
     salary_key = "pass_go"
     buy_short_code = "cannot_afford"
+    #: where buildings go when a street returns to the bank (None: they are only markers)
+    building_stock: str | None = "box"
 
     def __init__(self, edition: Edition) -> None:
         self.edition = edition
@@ -111,7 +95,8 @@ class Rules:
             if state.players[cmd.player].out:
                 raise Refusal("player_out", player=Who(cmd.player))
         handler: Handler | None = getattr(self, "do_" + name, None)
-        if handler is None or (name not in QUERIES and name not in self.intents):
+        if handler is None or (name not in QUERIES and name not in self.intents
+                               and name not in TABLE_INTENTS):
             raise Refusal("not_in_edition")
         out = handler(state, cmd, draws)
         if out.events:
@@ -420,6 +405,17 @@ class Rules:
     def effect_jail_free(self, state: GameState, cmd: Command, card: str, _: Any) -> Outcome:
         return Outcome(events=[ItemsMoved("jail_card", self.card_home, cmd.player)]).say(
             "jail_card_received", player=Who(cmd.player))
+
+    # --- players joining or leaving between turns (``table.py``) -----------------------------
+    def do_add_player(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        from banker.rules.table import add_player
+
+        return add_player(self, state, cmd)
+
+    def do_remove_player(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        from banker.rules.table import remove_player
+
+        return remove_player(self, state, cmd)
 
     # --- end of game ----------------------------------------------------------------------
     def measure(self, state: GameState, player: str) -> int:

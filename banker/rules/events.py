@@ -11,7 +11,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from banker.rules.state import Debt, GameState, Holding
+from banker.rules.state import Debt, GameState, Holding, Player
 
 
 @dataclass(frozen=True)
@@ -137,6 +137,15 @@ class PlayerOut(Event):
 
 
 @dataclass(frozen=True)
+class PlayerJoined(Event):
+    """``player`` sits down between turns with nothing (their starting money follows as a
+    ``CashMoved``); one who had left comes back fresh, in their old place in the order."""
+
+    kind: ClassVar[str] = "player_joined"
+    player: str
+
+
+@dataclass(frozen=True)
 class GameEnded(Event):
     kind: ClassVar[str] = "game_ended"
     winners: tuple[str, ...]
@@ -146,7 +155,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
     cls.kind: cls
     for cls in (CashMoved, OwnerChanged, BuildingsChanged, ItemsMoved, MortgageChanged,
                 StreetUnlocked, JailChanged, Drawn, DeckChanged, VaultCodeSet, GuessMade,
-                DebtChanged, PlayerOut, GameEnded)
+                DebtChanged, PlayerOut, PlayerJoined, GameEnded)
 }
 
 
@@ -258,6 +267,10 @@ def apply_in_place(state: GameState, event: Event) -> None:
     elif isinstance(event, PlayerOut):
         if event.player in state.players:
             state.players[event.player].out = True
+    elif isinstance(event, PlayerJoined):
+        state.players[event.player] = Player(event.player, 0)
+        if event.player not in state.order:
+            state.order.append(event.player)
     elif isinstance(event, GameEnded):
         state.game_over = True
         state.winners = list(event.winners)

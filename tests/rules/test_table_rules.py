@@ -213,3 +213,58 @@ def test_combined_deal_is_one_agreement_and_one_transaction() -> None:
     assert (sc.cash("duck"), sc.cash("hat")) == (3300, 2700) and keys(out) == ["deal_done"]
     assert sc.refused("duck", "sell_with_card", property="Park Place", player="hat",
                       amount=10) == "not_your_street"
+
+
+# --- 8. players added or removed between turns ------------------------------------------------
+def test_add_a_player_with_the_starting_money_in_every_edition() -> None:
+    for edition, players, new, cash in (("voice-banking", ("dog", "trex"), "cat", 1500),
+                                        ("secret-vault", ("dog", "duck"), "cat", 3000),
+                                        ("jackpot", ("dog", "car"), "hat", 2000)):
+        sc = Scenario.new(edition, players)
+        bank = sc.state.bank
+        out = sc.when("dog", "add_player", player=new)
+        assert keys(out) == ["player_added"] and sc.state.seated == [*players, new]
+        assert sc.cash(new) == cash
+        if bank is not None:  # Jackpot: the money comes out of the finite Bank
+            assert sc.state.bank == bank - cash
+        assert sc.refused("dog", "add_player", player=new) == "already_playing"
+
+
+def test_remove_a_player_gives_everything_back_and_they_may_come_back() -> None:
+    sc = Scenario.new("voice-banking", ("dog", "trex", "cat"))
+    sc.when("cat", "buy", property="Baltic Avenue")
+    sc.when("cat", "buy", property="Mediterranean Avenue")
+    sc.when("cat", "build_house", property="Baltic Avenue")
+    houses = sc.state.box["house"]
+    out = sc.when("dog", "remove_player", player="cat")
+    assert keys(out) == ["player_removed"] and sc.state.seated == ["dog", "trex"]
+    assert sc.state.owner("Baltic Avenue") is None and sc.state.box["house"] == houses + 1
+    assert sc.cash("cat") == 0
+    assert sc.refused("dog", "remove_player", player="trex") == "too_few_players"
+    assert sc.refused("dog", "pay", amount=10, player="cat") == "player_out"
+    sc.when("trex", "add_player", player="cat")
+    assert sc.state.seated == ["dog", "trex", "cat"] and sc.cash("cat") == 1500
+
+
+def test_a_table_is_full_at_the_editions_most_players() -> None:
+    sc = Scenario.new("voice-banking", ("dog", "trex", "cat", "racecar"))
+    assert sc.refused("dog", "add_player", player="cat") == "already_playing"
+    sc.when("dog", "remove_player", player="cat")
+    assert sc.refused("dog", "remove_player", player="cat") == "not_playing"
+    sc.when("dog", "add_player", player="cat")
+    sc2 = Scenario.new("jackpot", ("dog", "car", "shoe", "hat"))
+    sc2.when("dog", "remove_player", player="hat")
+    sc2.when("dog", "add_player", player="hat")
+    assert sc2.refused("dog", "add_player", player="car") == "already_playing"
+
+
+def test_secret_vault_leaver_returns_hotels_keys_and_card() -> None:
+    from banker.rules.events import ItemsMoved
+    sc = Scenario.new("secret-vault", ("dog", "duck", "cat"), seed=7)
+    sc.when("cat", "chance", {"chance": "jail-free"})
+    sc.given(ItemsMoved("hotel", "box", "cat"), ItemsMoved("key", "box", "cat"))
+    sc.when("cat", "buy", property="Park Place")
+    sc.when("cat", "mortgage", property="Park Place")
+    sc.when("dog", "remove_player", player="cat")
+    assert sc.state.players["cat"].items == {} and sc.state.deck[-1] == "jail-free"
+    assert sc.state.owner("Park Place") is None and "Park Place" not in sc.state.view()["mortgaged"]
