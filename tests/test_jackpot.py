@@ -344,19 +344,16 @@ def test_build_house_with_every_street_owned_does_nothing() -> None:
 
 
 def test_steal_house_by_a_thief_with_ten_streets() -> None:
+    """Issue 11 item 5: the thief with all 10 houses out steals nothing, and is told so (it
+    used to be asked which of their own houses to move)."""
     state, _ = play(new(), "car", "collect", amount=4000)
     state = owned(state, "car", *ED.street_names[:10])
     state = owned(state, "dog", "Boardwalk")
     spun, out = chance(state, "car", {}, "steal house")
-    assert out.question is not None and out.question.choices == ("Boardwalk",)
-    mid, out2 = answer(spun, out, property="Boardwalk")
-    assert out2.question is not None and out2.question.slot == "give" and out2.hold is not None
-    after, _ = answer(mid, out2, give="Baltic Avenue")
-    assert after.owner("Boardwalk") == "car" and after.owner("Baltic Avenue") is None
-    after, _ = answer(mid, out2, give="none")
-    assert after.owner("Boardwalk") is None and after.streets["Boardwalk"].houses == 0
-    with pytest.raises(Refusal):
-        answer(spun, out, property="Baltic Avenue")  # the thief's own
+    assert out.question is None and out.hold is None and "no_steal_full" in keys(out)
+    assert spun.owner("Boardwalk") == "dog" and len(spun.owned_by("car")) == 10
+    with pytest.raises(Refusal):  # nor can the choice be forced in afterwards
+        decide(spun, "car", "steal_house", property="Boardwalk")
 
 
 def test_steal_and_swap_need_someone_elses_street() -> None:

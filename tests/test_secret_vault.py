@@ -477,6 +477,13 @@ def test_bankrupt_to_a_player_hands_over_everything() -> None:
     g.do("dog", "go_to_jail")
     g.do("dog", "pay", amount=g.cash("dog") - 10)
     g.do("dog", "pay_rent", property="Park Place")
+    # "I'm bankrupt" is refused while a mortgage would pay the debt (issue 11 item 5)
+    assert g.refuse("dog", "bankrupt") == "bankrupt_can_raise"
+    g.do("dog", "mortgage", property="Baltic Avenue")  # M70: the rent is paid at once
+    assert g.state.debt is None and g.cash("duck") == 2370
+    g.do("dog", "mortgage", property="Boardwalk")
+    g.do("dog", "pay", amount=g.cash("dog") - 10)
+    g.do("dog", "pay_rent", property="Park Place")  # short again, nothing left to mortgage
     out = g.do("dog", "bankrupt")
     s = g.state
     assert s.players["dog"].out and not s.players["dog"].in_jail and s.debt is None
@@ -484,7 +491,7 @@ def test_bankrupt_to_a_player_hands_over_everything() -> None:
         "duck"] * 3
     assert s.streets["Mediterranean Avenue"].mortgaged and s.streets["Baltic Avenue"].hotels == 1
     assert s.players["duck"].items == {"hotel": 1, "key": 1, "jail_card": 1}
-    assert g.cash("duck") == 2310 and not out.auctions and not s.game_over
+    assert g.cash("duck") == 2380 and not out.auctions and not s.game_over
     assert g.refuse("dog", "buy", property="Oriental Avenue") == "player_out"
 
 

@@ -19,30 +19,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from banker.editions.model import Edition
-from banker.rules.events import (
-    CashMoved,
-    Drawn,
-    Event,
-    GameEnded,
-    ItemsMoved,
-    JailChanged,
-    OwnerChanged,
-    fold,
-)
+from banker.rules.events import CashMoved, Drawn, Event, GameEnded, ItemsMoved, JailChanged, OwnerChanged, fold
 from banker.rules.invariants import COMMON, Validator
-from banker.rules.outcome import (
-    QUERIES,
-    AllOf,
-    Command,
-    Draws,
-    Intent,
-    Line,
-    Money,
-    Outcome,
-    Refusal,
-    Who,
-)
+from banker.rules.outcome import QUERIES, AllOf, Command, Draws, Intent, Line, Money, Outcome, Refusal, Who
 from banker.rules.state import GameState, Holding, Player
+
+TABLE_INTENTS = frozenset({"add_player", "remove_player"})  # every edition: see ``table.py``
 
 Handler = Callable[[GameState, Command, Draws], Outcome]
 
@@ -76,6 +58,8 @@ class Rules:
     doubles_key = "jail_doubles"
     salary_key = "pass_go"
     buy_short_code = "cannot_afford"
+    #: where buildings go when a street returns to the bank (None: they are only markers)
+    building_stock: str | None = "box"
 
     def __init__(self, edition: Edition) -> None:
         self.edition = edition
@@ -111,7 +95,8 @@ class Rules:
             if state.players[cmd.player].out:
                 raise Refusal("player_out", player=Who(cmd.player))
         handler: Handler | None = getattr(self, "do_" + name, None)
-        if handler is None or (name not in QUERIES and name not in self.intents):
+        if handler is None or (name not in QUERIES and name not in self.intents
+                               and name not in TABLE_INTENTS):
             raise Refusal("not_in_edition")
         out = handler(state, cmd, draws)
         if out.events:
@@ -308,6 +293,24 @@ class Rules:
     def doubles_outside(self, state: GameState, p: str) -> Outcome:
         raise Refusal("not_in_jail", player=Who(p))
 
+    def do_third_roll(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        """"That was my third roll": bail is owed, not chosen. The Get Out of Jail Free card
+        if held; else the bail is a payment the player can't refuse, so short of cash it is
+        the edition's shortfall (Voice Banking: all cash and a street; Secret Vault: an open
+        debt). Either way the player leaves jail and moves by that roll."""
+        p = cmd.player
+        if self.jail_tracked and not self.jailed(state, p):
+            raise Refusal("not_in_jail", player=Who(p))
+        if state.players[p].count("jail_card"):
+            return Outcome(events=[*self.return_card(state, p), *self.released(p)]).say(
+                "jail_card_used", player=Who(p))
+        fee = self.edition.fees["bail"]
+        out = self.owe(state, cmd, [(self.bail_account, fee)], self.bail_key, "bail")
+        if out.question is None:
+            out.events += self.released(p)
+        out.lines.insert(0, Line("third_roll", {"player": Who(p), "amount": Money(fee)}))
+        return out
+
     # --- unavoidable payments ---------------------------------------------------------------
     def paid_key(self, key: str, creditor: str) -> str:
         return key
@@ -402,6 +405,17 @@ class Rules:
     def effect_jail_free(self, state: GameState, cmd: Command, card: str, _: Any) -> Outcome:
         return Outcome(events=[ItemsMoved("jail_card", self.card_home, cmd.player)]).say(
             "jail_card_received", player=Who(cmd.player))
+
+    # --- players joining or leaving between turns (``table.py``) -----------------------------
+    def do_add_player(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        from banker.rules.table import add_player
+
+        return add_player(self, state, cmd)
+
+    def do_remove_player(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        from banker.rules.table import remove_player
+
+        return remove_player(self, state, cmd)
 
     # --- end of game ----------------------------------------------------------------------
     def measure(self, state: GameState, player: str) -> int:

@@ -3,12 +3,24 @@ card for cash or for each other, each agreed by the other player on their own bu
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from banker.rules.events import BuildingsChanged, Event, ItemsMoved, OwnerChanged
 from banker.rules.outcome import Command, Draws, Intent, Money, Outcome, Question, Refusal, Who
 from banker.rules.state import GameState
 from banker.rules.sv_debts import DebtRules
 
 AGREE_TIMEOUT = 30.0
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a combined deal: what that player hands over."""
+
+    streets: tuple[str, ...] = ()
+    cash: int = 0
+    hotels: int = 0
+    card: bool = False
 
 
 class DealRules(DebtRules):
@@ -154,3 +166,94 @@ class DealRules(DebtRules):
 
     def do_buy_card(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
         return self.item_deal(state, cmd, "jail_card", selling=False)
+
+    # --- combined deals: several things on either side, one agreement, one transaction ------
+    def combined(self, state: GameState, cmd: Command, mine: Side, theirs: Side,
+                 who: object = None) -> Outcome:
+        """``cmd.player`` gives ``mine`` and gets ``theirs``: streets (mortgages go with them,
+        hotels stay with their old owner's supply), cash, unused hotels, the Get Out of Jail
+        Free card. The other player is the one named, or the owner of the streets asked for;
+        they agree once, and everything moves in one transaction (undone as one)."""
+        p = cmd.player
+        owners = {state.owner(s) for s in theirs.streets}
+        if who is None and len(owners) == 1:
+            who = owners.pop()
+        other = self.other_player(state, p, who)
+        for street in mine.streets:
+            self.own(state, p, street)
+        for street in theirs.streets:
+            owner = state.owner(street)
+            if owner is None:
+                raise Refusal("no_owner_to_sell", street=street)
+            if owner != other:
+                raise Refusal("not_their_street", street=street, player=Who(other),
+                              owner=Who(owner))
+        for side, holder in ((mine, p), (theirs, other)):
+            if side.card and not state.players[holder].count("jail_card"):
+                raise Refusal("no_jail_card", player=Who(holder))
+            if state.players[holder].count("hotel") < side.hotels:
+                raise Refusal("no_hotel", player=Who(holder))
+            if side.cash:
+                self.afford(state, holder, side.cash)
+        ask = self.agreed(cmd, other, f"give you {self.said(mine)} for {self.said(theirs)}")
+        if ask is not None:
+            return ask
+        events = [*self.hand_over(state, mine, p, other), *self.hand_over(state, theirs, other, p)]
+        cash, other_cash = (state.cash(p) - mine.cash + theirs.cash,
+                            state.cash(other) - theirs.cash + mine.cash)
+        return self.deal_done(Outcome(events=events).say(
+            "deal_done", player=Who(p), other=Who(other), give=self.said(mine),
+            get=self.said(theirs), cash=Money(cash), other_cash=Money(other_cash)), other)
+
+    def hand_over(self, state: GameState, side: Side, src: str, dst: str) -> list[Event]:
+        events: list[Event] = []
+        for street in side.streets:
+            events += [*self.strip_hotels(state, street, src), OwnerChanged(street, dst)]
+        events += self.pay(src, dst, side.cash)
+        if side.hotels:
+            events.append(ItemsMoved("hotel", src, dst, side.hotels))
+        if side.card:
+            events.append(ItemsMoved("jail_card", src, dst))
+        return events
+
+    def said(self, side: Side) -> str:
+        """"Baltic Avenue, the Get Out of Jail Free card and M200"."""
+        parts = list(side.streets)
+        if side.hotels:
+            parts.append("a hotel" if side.hotels == 1 else f"{side.hotels} hotels")
+        if side.card:
+            parts.append("the Get Out of Jail Free card")
+        if side.cash:
+            parts.append(self.edition.fmt(side.cash))
+        return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else "".join(parts)
+
+    def do_trade_and_pay(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        """"trade Baltic Avenue and 200 for Park Place (with the dog)"."""
+        give, get = self.street(cmd, "give"), self.street(cmd, "get")
+        return self.combined(state, cmd, Side((give,), cash=self.amount(cmd)), Side((get,)),
+                             cmd.intent.get("player"))
+
+    def do_trade_for_cash(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        """"trade Baltic Avenue for Park Place and 200 (with the dog)"."""
+        give, get = self.street(cmd, "give"), self.street(cmd, "get")
+        return self.combined(state, cmd, Side((give,)), Side((get,), cash=self.amount(cmd)),
+                             cmd.intent.get("player"))
+
+    def do_sell_with_card(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        """"sell Baltic Avenue and my get out of jail free card to the hat for 300"."""
+        street = self.street(cmd)
+        return self.combined(state, cmd, Side((street,), card=True),
+                             Side(cash=self.amount(cmd)), self.named(cmd))
+
+    def do_sell_with_hotel(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        """"sell Baltic Avenue and a hotel to the hat for 300"."""
+        street = self.street(cmd)
+        return self.combined(state, cmd, Side((street,), hotels=1),
+                             Side(cash=self.amount(cmd)), self.named(cmd))
+
+    @staticmethod
+    def named(cmd: Command) -> object:
+        who = cmd.intent.get("player")
+        if who is None:
+            raise Refusal("which_player")
+        return who

@@ -11,7 +11,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from banker.rules.state import Debt, GameState, Holding
+from banker.rules.state import Debt, GameState, Holding, Player
 
 
 @dataclass(frozen=True)
@@ -120,6 +120,9 @@ class GuessMade(Event):
 
 @dataclass(frozen=True)
 class DebtChanged(Event):
+    """``debtor`` None: no debt is open any more. Otherwise the debt of ``debtor`` to
+    ``creditor`` is now ``amount`` (0: paid; a new creditor goes last, in turn order)."""
+
     kind: ClassVar[str] = "debt_changed"
     debtor: str | None  # None: no open debt
     creditor: str = ""
@@ -134,6 +137,15 @@ class PlayerOut(Event):
 
 
 @dataclass(frozen=True)
+class PlayerJoined(Event):
+    """``player`` sits down between turns with nothing (their starting money follows as a
+    ``CashMoved``); one who had left comes back fresh, in their old place in the order."""
+
+    kind: ClassVar[str] = "player_joined"
+    player: str
+
+
+@dataclass(frozen=True)
 class GameEnded(Event):
     kind: ClassVar[str] = "game_ended"
     winners: tuple[str, ...]
@@ -143,7 +155,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
     cls.kind: cls
     for cls in (CashMoved, OwnerChanged, BuildingsChanged, ItemsMoved, MortgageChanged,
                 StreetUnlocked, JailChanged, Drawn, DeckChanged, VaultCodeSet, GuessMade,
-                DebtChanged, PlayerOut, GameEnded)
+                DebtChanged, PlayerOut, PlayerJoined, GameEnded)
 }
 
 
@@ -197,6 +209,22 @@ def _add_items(state: GameState, place: str, item: str, delta: int) -> None:
         del bag[item]
 
 
+def _set_debt(state: GameState, event: DebtChanged) -> None:
+    if not event.debtor:
+        state.debts = []
+        return
+    new = Debt(event.debtor, event.creditor, event.amount, event.reason)
+    same = [i for i, d in enumerate(state.debts)
+            if (d.debtor, d.creditor) == (event.debtor, event.creditor)]
+    if not same:
+        if event.amount > 0:
+            state.debts.append(new)
+    elif event.amount > 0:
+        state.debts[same[0]] = new
+    else:
+        del state.debts[same[0]]
+
+
 def apply_in_place(state: GameState, event: Event) -> None:
     """Mutate ``state`` by one event. Never raises for any well-formed event."""
     if isinstance(event, CashMoved):
@@ -235,11 +263,14 @@ def apply_in_place(state: GameState, event: Event) -> None:
         if not event.opened and event.number not in state.guessed:
             state.guessed.append(event.number)
     elif isinstance(event, DebtChanged):
-        state.debt = (Debt(event.debtor, event.creditor, event.amount, event.reason)
-                      if event.debtor else None)
+        _set_debt(state, event)
     elif isinstance(event, PlayerOut):
         if event.player in state.players:
             state.players[event.player].out = True
+    elif isinstance(event, PlayerJoined):
+        state.players[event.player] = Player(event.player, 0)
+        if event.player not in state.order:
+            state.order.append(event.player)
     elif isinstance(event, GameEnded):
         state.game_over = True
         state.winners = list(event.winners)

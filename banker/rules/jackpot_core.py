@@ -71,6 +71,7 @@ class JackpotCore(Rules):
     and the spinner in ``jackpot_spin.py``)."""
 
     validators = (*COMMON, house_markers)
+    building_stock = None  # a house marks ownership: it is no stock
 
     # --- edition data ---------------------------------------------------------------------
     @property

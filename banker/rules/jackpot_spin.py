@@ -196,9 +196,12 @@ class SpinnerRules(JackpotCore):
                 return self.ask("ask_build", taker, "property", then, free, player=Who(taker))
             out.say("no_build", player=Who(taker))
         elif outcome == "steal house":
-            if theirs:
+            if self.full(state, taker):  # all 10 houses are out: nothing can be stolen
+                out.say("no_steal_full", player=Who(taker), count=self.cap)
+            elif theirs:
                 return self.ask("ask_steal", taker, "property", then, theirs, player=Who(taker))
-            out.say("no_steal", player=Who(taker))
+            else:
+                out.say("no_steal", player=Who(taker))
         elif outcome == "swap house":
             if mine and theirs:
                 return self.ask("ask_swap_give", taker, "give", then, mine, player=Who(taker))
@@ -243,10 +246,13 @@ class SpinnerRules(JackpotCore):
 
     def do_steal_house(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
         """"steal house": another player's street becomes yours; their house goes back to their
-        supply. A thief with 10 streets moves a house (asked) or says "none" (the street is
-        then left unowned)."""
+        supply. A thief who already holds 10 streets steals nothing, and is told so (issue 11:
+        moving one of your own houses to steal was a choice nobody expected)."""
         taker = self.spun(cmd, "steal house")
         ledger, out = _Ledger(state), Outcome()
+        if self.full(state, taker):
+            return self._choice_done(state, ledger, out.say("no_steal_full", player=Who(taker),
+                                                            count=self.cap))
         if cmd.intent.get("property") in GIVE_UP:
             return self._choice_done(state, ledger, out.say("choice_given_up", player=Who(taker)))
         street = self.street(cmd)

@@ -33,6 +33,7 @@ class SecretVaultRules(DealRules, VaultRules):
         "go_to_jail", "leave_jail", "free_parking", "trade", "build_hotel", "pay", "collect",
         "tax", "guess", "pay_to_guess", "open_vault", "use_key", "mortgage", "unmortgage",
         "sell", "buy_from", "sell_hotel", "buy_hotel", "sell_card", "buy_card", "bankrupt",
+        "third_roll", "trade_and_pay", "trade_for_cash", "sell_with_card", "sell_with_hotel",
     })
     bail_account = "vault"
     fine_account = "vault"
@@ -142,8 +143,7 @@ class SecretVaultRules(DealRules, VaultRules):
         out.say("vault_contents", amount=Money(state.vault_cash),
                 keys=counted(state.vault_items.get("key", 0), "key"),
                 hotels=counted(state.vault_items.get("hotel", 0), "hotel"))
-        d = state.debt
-        if d is not None:
+        for d in state.debts:
             out.say("debt_status", player=Who(d.debtor), to=Who(d.creditor),
                     amount=Money(d.amount), missing=Money(max(d.amount - state.cash(d.debtor), 0)))
 

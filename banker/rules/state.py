@@ -39,7 +39,8 @@ class Holding:
 
 @dataclass
 class Debt:
-    """An open debt the debtor could not pay yet (Secret Vault)."""
+    """An open debt the debtor could not pay yet (Secret Vault). A debtor may owe several
+    creditors at once (a Chance card paying every player): one debt each, in turn order."""
 
     debtor: str
     creditor: str  # a token, "bank" or "vault"
@@ -64,7 +65,7 @@ class GameState:
     vault_code: int = 0
     guessed: list[int] = field(default_factory=list)
     deck: list[str] = field(default_factory=list)  # Secret Vault chance deck, top first
-    debt: Debt | None = None
+    debts: list[Debt] = field(default_factory=list)  # one debtor at a time, in turn order
     draws: int = 0  # random draws made so far: undo puts them back
     game_over: bool = False
     winners: list[str] = field(default_factory=list)
@@ -80,6 +81,11 @@ class GameState:
         return dup
 
     # --- read helpers used by rules and replies -------------------------------------------
+    @property
+    def debt(self) -> Debt | None:
+        """The first open debt (the next one to be paid), or None."""
+        return self.debts[0] if self.debts else None
+
     @property
     def seated(self) -> list[str]:
         """Players still in the game, in turn order."""

@@ -29,11 +29,13 @@ JAIL_CARD = "jail-free"
 #: what a player with an open debt may still do: raise money, give up, or things that cost
 #: nothing (rent and tax are let through to say "still short", or to be paid if they can be;
 #: the card, not bail, gets a debtor out of jail). Everything else that moves their money
-#: waits until the debt is settled.
+#: waits until the debt is settled. A key waits too: a debtor can't end the game with one
+#: (opening the vault usually pays the debt first, and then the key is theirs to use).
 DEBTOR_OK = frozenset({
     "mortgage", "sell", "sell_hotel", "sell_card", "trade", "bankrupt", "collect", "pass_go",
-    "build_hotel", "use_key", "go_to_jail", "leave_jail", "guess", "free_parking", "open_vault",
-    "pay_rent", "tax", "auction", "get_out_of_jail",
+    "build_hotel", "go_to_jail", "leave_jail", "guess", "free_parking", "open_vault",
+    "pay_rent", "tax", "auction", "get_out_of_jail", "trade_and_pay", "trade_for_cash",
+    "sell_with_card", "sell_with_hotel",
 })
 
 
@@ -74,23 +76,52 @@ class DebtRules(Rules):
         return out
 
     def after(self, state: GameState, out: Outcome) -> None:
+        """Open debts are paid, in turn order, as soon as the debtor's cash covers each one;
+        then the end of the game, if the last street now has an owner."""
         after = fold(state, out.events)
-        d = after.debt
-        if d is not None and not after.players[d.debtor].out and after.cash(d.debtor) >= d.amount:
-            paid: list[Event] = [*self.pay(d.debtor, d.creditor, d.amount), DebtChanged(None)]
+        for d in list(after.debts):
+            if after.players[d.debtor].out or after.cash(d.debtor) < d.amount:
+                break
+            paid = self.pay_debt(after, d.debtor, d.creditor, d.amount, out)
             out.events += paid
-            out.participants.update(t for t in (d.debtor, d.creditor) if t in state.players)
-            out.say("debt_paid", player=Who(d.debtor), to=Who(d.creditor), amount=Money(d.amount),
-                    cash=Money(after.cash(d.debtor) - d.amount))
             after = fold(after, paid)
         if (not after.game_over and self.end_mode(after) == "all-owned"
                 and all(h.owner is not None for h in after.streets.values())):
             out.say("all_owned")
             out.events += self.final_count(after, out)
 
+    def pay_debt(self, state: GameState, debtor: str, creditor: str, amount: int,
+                 out: Outcome) -> list[Event]:
+        out.participants.update(t for t in (debtor, creditor) if t in state.players)
+        out.say("debt_paid", player=Who(debtor), to=Who(creditor), amount=Money(amount),
+                cash=Money(state.cash(debtor) - amount))
+        return [*self.pay(debtor, creditor, amount), DebtChanged(debtor, creditor, 0)]
+
+    def final_debts(self, state: GameState, out: Outcome) -> list[Event]:
+        """After the final rents, every open debt is paid from them; a debtor who still can't
+        pay is bankrupt (the rulebook: "If you're still in debt, you are bankrupt"): what cash
+        they have goes to the creditor (the bank for the vault), and they are out of the
+        ranking."""
+        events: list[Event] = []
+        for d in list(state.debts):
+            now = fold(state, events)
+            if now.players[d.debtor].out:
+                continue
+            if now.cash(d.debtor) >= d.amount:
+                events += self.pay_debt(now, d.debtor, d.creditor, d.amount, out)
+                continue
+            to = d.creditor if d.creditor in state.players else "bank"
+            cash = now.cash(d.debtor)
+            events += [*self.pay(d.debtor, to, cash), DebtChanged(None), PlayerOut(d.debtor)]
+            out.say("final_bankrupt", player=Who(d.debtor), to=Who(d.creditor),
+                    amount=Money(d.amount), cash=Money(cash))
+            out.participants.update(t for t in (d.debtor, to) if t in state.players)
+        return events
+
     def final_count(self, state: GameState, out: Outcome) -> list[Event]:
         """The end: every player still in collects one rent per street (set and hotel rent,
-        none if mortgaged), then the most cash wins (ties share the win)."""
+        none if mortgaged), then every open debt is paid from that cash (``final_debts``),
+        then the most cash among those still in wins (ties share the win)."""
         events: list[Event] = []
         for t in state.seated:
             n = self.rent_total(state, t)
@@ -100,6 +131,7 @@ class DebtRules(Rules):
                     cash=Money(state.cash(t) + n))
             if n:
                 out.participants.add(t)
+        events += self.final_debts(fold(state, events), out)
         final = fold(state, events)
         self.close_game(sorted(((t, final.cash(t)) for t in final.seated), key=lambda x: -x[1]),
                         events, out)
@@ -173,16 +205,22 @@ class DebtRules(Rules):
                   rest: list[tuple[str, int]], cash: int, reason: str,
                   partial: bool) -> Outcome:
         """A payment the player can't refuse nor make: nothing moves and a debt opens. With
-        several creditors (``partial``) the first one who can't be paid in full gets what is
-        left and the rest stays open as a debt to them; later players get nothing ("Further
-        decisions: several creditors")."""
+        several creditors (``partial``, the chairman card) every one is paid what is left in
+        turn order and what is missing stays owed to each of them, one debt per creditor,
+        paid in turn order as soon as cash covers it ("Further decisions: several
+        creditors")."""
         payer = cmd.player
         creditor, amount = rest[0]
         self.no_second_debt(state, payer, reason)
         if partial:
-            out.events += self.pay(payer, creditor, cash)
-            out.events.append(DebtChanged(payer, creditor, amount - cash, reason))
-            self.say_short(fold(state, out.events), out, payer, creditor, amount - cash)
+            for creditor, amount in rest:
+                give = min(cash, amount)
+                out.events += self.pay(payer, creditor, give)
+                cash -= give
+                out.events.append(DebtChanged(payer, creditor, amount - give, reason))
+                out.say("short_each", player=Who(payer), to=Who(creditor),
+                        amount=Money(amount - give))
+            self.say_how_to_raise(fold(state, out.events), out, payer)
             return out
         out.events.append(DebtChanged(payer, creditor, amount, reason))
         self.say_short(state, out, payer, creditor, amount)
@@ -208,6 +246,18 @@ class DebtRules(Rules):
                        cash=Money(cash), missing=Money(max(d.amount - cash, 0)),
                        streets=self.mortgageable(state, player))
 
+    def can_raise(self, state: GameState, p: str) -> None:
+        """"I'm bankrupt" is refused while mortgaging the streets still unmortgaged would pay
+        every open debt (the rulebook: raise the money first); it says how."""
+        owed = sum(d.amount for d in state.debts if d.debtor == p)
+        could = sum(self.edition.street(n).mortgage for n in state.owned_by(p)
+                    if not state.streets[n].mortgaged)
+        cash = state.cash(p)
+        if could and cash + could >= owed:
+            raise Refusal("bankrupt_can_raise", player=Who(p), amount=Money(owed),
+                          cash=Money(cash), missing=Money(owed - cash),
+                          streets=self.mortgageable(state, p))
+
     def mortgageable(self, state: GameState, player: str) -> str:
         """"Baltic Avenue for M60, Park Place for M350": what mortgaging would raise."""
         parts = [f"{n} for {self.edition.fmt(self.edition.street(n).mortgage)}"
@@ -219,6 +269,9 @@ class DebtRules(Rules):
         cash = state.cash(payer)
         out.say("short", player=Who(payer), to=Who(creditor), amount=Money(amount),
                 cash=Money(cash), missing=Money(amount - cash))
+        self.say_how_to_raise(state, out, payer)
+
+    def say_how_to_raise(self, state: GameState, out: Outcome, payer: str) -> None:
         can = [n for n in state.owned_by(payer) if not state.streets[n].mortgaged]
         if can:
             out.say("can_mortgage", player=Who(payer), streets=self.mortgageable(state, payer))
@@ -226,14 +279,18 @@ class DebtRules(Rules):
             out.say("nothing_to_mortgage", player=Who(payer))
 
     def do_bankrupt(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
-        """Only with an open debt. To a player: cash, streets (mortgages kept, hotels stay on
-        them), unused hotels, keys and the card. To the bank (or the vault): streets come back
-        unmortgaged and bare and are auctioned at once, one by one; unused hotels and keys go
-        back to the box; the card to the bottom of the deck; the cash to the bank."""
+        """Only with an open debt that mortgaging can't cover (``can_raise``). Owing several
+        players (the chairman card), everything goes to the first of them in turn order, the
+        one whose debt is next to be paid; the other debts lapse. To a player: cash, streets
+        (mortgages kept, hotels stay on them), unused hotels, keys and the card. To the bank
+        (or the vault): streets come back unmortgaged and bare and are auctioned at once, one
+        by one; unused hotels and keys go back to the box; the card to the bottom of the deck;
+        the cash to the bank."""
         p = cmd.player
         d = state.debt
         if d is None or d.debtor != p:
             raise Refusal("not_bankrupt")
+        self.can_raise(state, p)
         player = state.players[p]
         streets = state.owned_by(p)
         to = d.creditor if d.creditor in state.players else "bank"

@@ -25,7 +25,7 @@ class VoiceBankingRules(Rules):
     intents = frozenset({
         "buy", "auction", "auction_close", "pay_rent", "chance", "pass_go", "get_out_of_jail",
         "go_to_jail", "trade", "train_ride", "build_house", "build_hotel", "pay", "collect",
-        "bankrupt",
+        "bankrupt", "third_roll",
     })
     jail_tracked = False  # the unit can't be told you're in jail
     validators = (*COMMON, one_building)
@@ -52,7 +52,7 @@ class VoiceBankingRules(Rules):
 
     # --- short of cash: all of it plus one street -----------------------------------------
     def paid_key(self, key: str, creditor: str) -> str:
-        return key + "_bank" if creditor == "bank" else key
+        return key + "_bank" if creditor == "bank" and key in ("rent_paid", "paid") else key
 
     def shortfall(self, state: GameState, cmd: Command, out: Outcome,
                   rest: list[tuple[str, int]], cash: int, reason: str,
