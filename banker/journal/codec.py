@@ -116,9 +116,14 @@ def entry_ok(kind: str, body: str, checksum: str) -> bool:
 
 
 def valid_prefix(rows: list[Row]) -> tuple[list[Row], int]:
-    """The entries up to the first bad one, and how many were read but can't be used."""
-    for i, (_seq, kind, body, checksum, _at) in enumerate(rows):
-        if not entry_ok(kind, body, checksum):
+    """The entries up to the first bad one, and how many were read but can't be used.
+
+    Entries are numbered 1, 2, 3… without gaps (nothing is ever deleted; a repair keeps a
+    prefix), so a number out of step is damage the body's checksum can't see: a flipped bit
+    in the row's key.
+    """
+    for i, (seq, kind, body, checksum, _at) in enumerate(rows):
+        if seq != i + 1 or not entry_ok(kind, body, checksum):
             return rows[:i], len(rows) - i
     return rows, 0
 

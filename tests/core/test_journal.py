@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import sqlite3
 import subprocess
 import sys
@@ -136,3 +137,20 @@ def test_resuming_a_finished_game_prints_the_result(tmp_path: Path) -> None:
     r = subprocess.run([*cmd, "--resume"], input="", capture_output=True, text=True, timeout=60)
     assert r.returncode == 0
     assert "Dog wins" in r.stdout and "M1,500" in r.stdout
+
+
+def test_the_journal_modules_keep_to_their_jobs() -> None:
+    """codec is pure (no files, no SQLite), wal reads raw bytes only (no SQLite), and no part of
+    the journal reaches up into the interpreter, the front ends, the tools or the app."""
+    pkg = Path(__file__).resolve().parents[2] / "banker" / "journal"
+
+    def imports(name: str) -> set[str]:
+        tree = ast.parse((pkg / f"{name}.py").read_text())
+        return ({a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+                | {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module})
+
+    up = ("banker.interpreter", "banker.frontends", "banker.tools", "banker.app", "banker.cli")
+    for name in ("__init__", "codec", "errors", "integrity", "sqlite", "wal"):
+        assert not [m for m in imports(name) if m.startswith(up)], name
+    assert not imports("codec") & {"sqlite3", "os", "tempfile", "fcntl"}
+    assert not imports("wal") & {"sqlite3", "os", "tempfile", "fcntl"}

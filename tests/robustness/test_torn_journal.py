@@ -360,3 +360,22 @@ def test_a_folder_instead_of_a_game_is_refused(tmp_path: Path) -> None:
                    env=clean_env(XDG_DATA_HOME=str(tmp_path / "data")))
     assert r.returncode == 2
     assert_one_sentence(r.stderr)
+
+
+def test_an_entry_number_out_of_step_is_damage(fast_tmp: Path) -> None:
+    """A flipped bit in a row's key (seq 9 read as 11) leaves the body and its checksum intact;
+    found by the random cases above (seed 617137647, case 16, main_flip). Entries are numbered
+    without gaps, so the first one out of step ends the kept prefix, and the file is repaired."""
+    b = build(fast_tmp, "voice-banking", "closed", random.Random(5))
+    game = b.snap / "g.sqlite"
+    last = b.rows[-1][0]
+    db = sqlite3.connect(game)
+    db.execute("UPDATE entries SET seq = ? WHERE seq = ?", (last + 2, last))
+    db.commit()
+    db.close()
+    gf = GameFile(game)
+    loaded = gf.open()
+    gf.close()
+    assert loaded.dropped == 1 and loaded.repaired_from is not None
+    assert _entries(game)[:len(b.rows) - 1] == b.rows[:-1]
+    assert all(s != last + 2 for s, _k, _b in _entries(game))
