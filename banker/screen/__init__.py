@@ -4,7 +4,9 @@
 ``start`` binds the port and starts the server once the game exists; ``close`` stops it.
 Anything that goes wrong (a port in use, an address that can't be bound, no browser) is one
 plain sentence on stderr, and the game goes on. The address goes to stderr too, so the
-printed game (stdout) stays exactly Mr. Monopoly's lines.
+printed game (stdout) stays exactly Mr. Monopoly's lines; it is printed when stderr is a
+terminal or a screen option was given (a script that checks stderr for one sentence about a
+mistake gets only that sentence).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ class Screen:
                  err: TextIO | None = None, enabled: bool = True) -> None:
         self.port, self.host, self.browser, self.enabled = port, host, browser, enabled
         self.err = err or sys.stderr
+        self.show_address = port is not None or host is not None or not browser or _is_terminal(self.err)
         self.feed = Feed()
         self.url: str | None = None
         self.token: str | None = None
@@ -73,7 +76,10 @@ class Screen:
         self._thread = threading.Thread(target=self._serve, args=(session, game_path, sock),
                                         name="banker-screen", daemon=True)
         self._thread.start()
-        self._tell(note or f"The table screen is at {self.url}")
+        if note:
+            self._tell(note)
+        elif self.show_address or self.token:
+            self._tell(f"The table screen is at {self.url}")
         if self.token:
             self._qr(self.url)
         if self.browser:
@@ -184,6 +190,13 @@ def _shown_host(host: str) -> str:
             return str(s.getsockname()[0])
         return socket.gethostname()
     return f"[{host}]" if ":" in host else host
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 def _has_display() -> bool:

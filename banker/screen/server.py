@@ -15,7 +15,6 @@ import contextlib
 import json
 import secrets
 import socket
-import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -50,7 +49,6 @@ class Hub:
         self.loop: asyncio.AbstractEventLoop | None = None
         self._dirty: asyncio.Event | None = None
         self._clients: set[asyncio.Queue[str | None]] = set()
-        self.built = threading.Event()  # the first snapshot exists (tests wait for it)
 
     def wake(self) -> None:
         """From any thread: something was said; rebuild soon. Never blocks."""
@@ -60,10 +58,17 @@ class Hub:
                 loop.call_soon_threadsafe(dirty.set)
 
     def render(self) -> str:
-        self.view.refresh()
-        self.version += 1
-        snap: dict[str, Any] = build(self.edition, self.rules, self.folder, self.view, self.feed.now, self.version)
-        return json.dumps(snap, separators=(",", ":"))
+        """The newest snapshot as JSON; if building it fails, the last good one (the page keeps
+        showing the table, and the next line said tries again)."""
+        try:
+            self.view.refresh()
+            self.version += 1
+            snap: dict[str, Any] = build(self.edition, self.rules, self.folder, self.view, self.feed.now,
+                                         self.version)
+            self.text = json.dumps(snap, separators=(",", ":"))
+        except Exception:
+            self.folder.reset()  # don't fold on from a state a failure may have left half done
+        return self.text
 
     async def run(self) -> None:
         self.loop = asyncio.get_running_loop()
@@ -72,10 +77,9 @@ class Hub:
         while True:
             await self._dirty.wait()
             self._dirty.clear()
-            self.text = self.render()
-            self.built.set()
+            text = self.render()
             for q in list(self._clients):
-                _offer(q, self.text)
+                _offer(q, text)
 
     def subscribe(self) -> asyncio.Queue[str | None]:
         q: asyncio.Queue[str | None] = asyncio.Queue(maxsize=1)

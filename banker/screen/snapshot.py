@@ -44,9 +44,9 @@ class Folder:
 
     def __init__(self, rules: Rules, base: GameState) -> None:
         self.rules, self.base = rules, base
-        self._reset()
+        self.reset()
 
-    def _reset(self) -> None:
+    def reset(self) -> None:
         self.seqs: list[int] = []
         self.state = self.base.clone()
         self.series = [[self.rules.measure(self.state, t) for t in self.state.order]]
@@ -54,7 +54,7 @@ class Folder:
     def fold(self, view: JournalView) -> tuple[GameState, list[list[int]]]:
         live = view.live
         if [t.seq for t in live[:len(self.seqs)]] != self.seqs:
-            self._reset()
+            self.reset()
         for tx in live[len(self.seqs):]:
             for e in tx.events:
                 apply_in_place(self.state, e)

@@ -38,7 +38,7 @@ def _accessible(page: Page) -> None:
     assert live.get_attribute("aria-live") == "polite"
     assert live.text.splitlines()[-1].startswith("Sold to Racecar for M50!")  # what Mr. Monopoly said last
     card = page.d.find_element(By.CSS_SELECTOR, 'li.player[data-token="racecar"]')
-    assert card.get_attribute("aria-label") == "Racecar: M1,390"
+    assert card.get_attribute("aria-label") == "Racecar: M1,390, 2 streets, worth M1,670"
     assert "Racecar" in card.text  # the token is named, not only coloured
     size = page.d.execute_script("return parseFloat(getComputedStyle(arguments[0]).fontSize)",
                                  card.find_element(By.CSS_SELECTOR, ".cash"))

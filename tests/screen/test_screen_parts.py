@@ -117,3 +117,4 @@ def test_the_page_files_ship_in_the_wheel() -> None:
     page = (ROOT / "banker" / "screen" / "assets" / "index.html").read_text() + \
         (ROOT / "banker" / "screen" / "assets" / "screen.css").read_text()
     assert "http" not in page.replace("http-equiv", "")  # nothing from a CDN or a font site
+

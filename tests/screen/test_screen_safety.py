@@ -105,10 +105,22 @@ def test_a_browser_that_cant_start_is_one_sentence(play: Any, tmp_path: Path) ->
     nothing.mkdir()  # a PATH with no browser on it, and a BROWSER that fails
     g = play("--players", "racecar,dog", "--game", str(tmp_path / "g.sqlite"),
              env={"DISPLAY": ":97", "BROWSER": "/bin/false", "PATH": str(nothing)})
-    url = g.url()
     line = _one_sentence(g, r"No browser could be started")
-    assert line == f"No browser could be started; open {url} to see the table screen."
+    url = re.fullmatch(r"No browser could be started; open (http://127\.0\.0\.1:\d+/) to see the table screen\.",
+                       line)
+    assert url, line
+    assert _get(url.group(1) + "state")[0] == 200
     _goes_on(g)
+    assert g.err == [line]  # stderr isn't a terminal and no screen option was given: only the problem
+
+
+def test_a_script_without_screen_options_hears_nothing_of_it(play: Any, tmp_path: Path) -> None:
+    """stderr not a terminal, no screen option: the screen runs but prints nothing, so a
+    mistake's one sentence stays the only line on stderr."""
+    g = play("--players", "racecar,dog", "--game", str(tmp_path / "g.sqlite"))
+    _goes_on(g)
+    time.sleep(0.3)
+    assert g.err == []
 
 
 def test_no_screen_means_no_server_and_no_words(play: Any, tmp_path: Path) -> None:

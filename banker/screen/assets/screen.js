@@ -28,7 +28,8 @@
       if (p.debt) badges.push(el("span", {class: "badge debt", text: p.debt}));
       const more = [`${p.streets} street${p.streets === 1 ? "" : "s"}`, `worth ${p.worth_text}`, ...p.items];
       return el("li", {class: "player" + (p.out ? " out" : ""), "data-token": p.token, style: `border-color:${p.colour}`,
-                       "aria-label": `${p.name}: ${p.cash_text}` + (p.in_jail ? ", in jail" : "") + (p.out ? ", out" : "")},
+                       "aria-label": [`${p.name}: ${p.cash_text}`, ...more, p.in_jail ? "in jail" : null,
+                                      p.out ? "out of the game" : null, p.debt].filter(Boolean).join(", ")},
         el("div", {class: "who"}, el("span", {class: "chip", style: `background:${p.colour}`, "aria-hidden": "true"}),
            el("span", {class: "name", text: p.name})),
         el("div", {class: "cash", text: p.cash_text}),
