@@ -32,12 +32,13 @@ def free_port() -> int:
 class Game:
     """``banker play --keyboard`` on pipes: type lines, read Mr. Monopoly and the screen's address."""
 
-    def __init__(self, home: Path, *args: str, env: dict[str, str] | None = None) -> None:
+    def __init__(self, home: Path, *args: str, env: dict[str, str] | None = None, keyboard: bool = True) -> None:
         self.home = home
         full_env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER")}
         full_env.update({"HOME": str(home), "XDG_DATA_HOME": str(home / "data"), "PYTHONUNBUFFERED": "1"})
         full_env.update(env or {})
-        self.proc = subprocess.Popen([sys.executable, "-m", "banker", "play", "--keyboard", *args],
+        mode = ["--keyboard"] if keyboard else []
+        self.proc = subprocess.Popen([sys.executable, "-m", "banker", "play", *mode, *args],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      cwd=ROOT, env=full_env, text=True, bufsize=1)
         self.out: list[str] = []
@@ -85,8 +86,8 @@ class Game:
 def play(tmp_path: Path) -> Iterator[object]:
     games: list[Game] = []
 
-    def start(*args: str, env: dict[str, str] | None = None) -> Game:
-        g = Game(tmp_path, *args, env=env)
+    def start(*args: str, env: dict[str, str] | None = None, keyboard: bool = True) -> Game:
+        g = Game(tmp_path, *args, env=env, keyboard=keyboard)
         games.append(g)
         return g
 

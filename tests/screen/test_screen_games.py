@@ -159,3 +159,17 @@ def test_jackpot_on_the_screen(play: Any, browser: Any, tmp_path: Path) -> None:
     _delays(page, 4)
     page.shot(ARTEFACTS / "screen-jackpot.png")
     assert g.close() == 0
+
+
+def test_the_spoken_front_end_shows_the_screen_too(play: Any, browser: Any, tmp_path: Path) -> None:
+    """``banker play`` without ``--keyboard`` and with no sound device: it says so, plays by typed
+    lines, and the screen is there as in every mode."""
+    env = {"PULSE_RUNTIME_PATH": str(tmp_path / "no-pulse"), "PULSE_SERVER": f"unix:{tmp_path}/no-pulse/native"}
+    g = play("--players", "racecar,dog", "--game", str(tmp_path / "v.sqlite"), "--no-browser",
+             env=env, keyboard=False)
+    page = Page(browser, g.url())
+    g.type("racecar: buy Baltic Avenue")
+    page.until(lambda: page.owner("Baltic Avenue") == "racecar" and page.cash("racecar") == "M1,440",
+               "Baltic Avenue bought in the spoken front end")
+    assert any("microphone" in line for line in g.out), g.out
+    assert g.close() == 0
