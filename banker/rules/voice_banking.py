@@ -75,7 +75,7 @@ class VoiceBankingRules(Rules):
             if give not in owned:
                 raise Refusal("not_your_street", street=give)
             events += self.give_street(state, str(give), creditor)
-            out.say("street_given" if creditor != "bank" else "street_returned",
+            out.say("street_given" if creditor in state.players else "street_returned",
                     player=Who(payer), street=give, to=Who(creditor))
         else:
             events.append(PlayerOut(payer))
@@ -85,9 +85,10 @@ class VoiceBankingRules(Rules):
         return out
 
     def give_street(self, state: GameState, street: str, to: str) -> list[Event]:
-        """Hand a street to a player (or back to the bank); buildings on its set go to stock."""
+        """Hand a street to a player (or back to the bank, whatever account was owed: a pot
+        owns no streets); buildings on its set go to stock."""
         events: list[Event] = self.clear_set(state, street)
-        events.append(OwnerChanged(street, None if to == "bank" else to))
+        events.append(OwnerChanged(street, to if to in state.players else None))
         return events
 
     def clear_set(self, state: GameState, street: str) -> list[Event]:

@@ -52,3 +52,13 @@ def test_payday_salary_is_data_only() -> None:
     sc = Scenario.new(ed, ("cat", "dog")).given(CashMoved("cat", "bank", 500))
     sc.when("cat", "pass_go")
     assert sc.cash("cat") == 1300
+
+
+def test_payday_fine_short_of_cash_returns_the_street_to_the_bank_not_the_pot() -> None:
+    sc = Scenario.new(PAYDAY, ("cat", "dog"))
+    sc.when("cat", "buy", property="Baltic Avenue")
+    sc.given(CashMoved("cat", "bank", sc.cash("cat") - 20))
+    out = sc.when("cat", "chance", {"chance": "school"})  # M150 into the pot: M20 and a street
+    out = sc.answer(out, give="Baltic Avenue")
+    assert sc.state.owner("Baltic Avenue") is None and sc.state.jackpot == 20
+    assert "street_returned" in keys(out)
