@@ -15,7 +15,15 @@ from typing import TYPE_CHECKING, Any
 
 from banker.interpreter import undo
 from banker.interpreter.hearing import judge
-from banker.interpreter.questions import ANSWER_TIMEOUT, Pending
+from banker.interpreter.questions import (
+    ANSWER_TIMEOUT,
+    Choose,
+    Confirm,
+    Pending,
+    RuleQuestion,
+    SlotQuestion,
+    UndoQuestion,
+)
 from banker.nlu.matcher import Ambiguous, Match, NotRecognized, Recognized
 from banker.nlu.normalize import PLACEHOLDER, normalize, with_placeholders
 from banker.rules import QUERIES, Command, Line
@@ -51,7 +59,7 @@ class Answers:
             return True
         if p.wants_yes():
             return self._yes_no(p, player, text, m, intent, confidence)
-        if p.kind == "choose":
+        if isinstance(p, Choose):
             chosen = self.pick_candidate(p.candidates, text)
             s.pending = None
             if chosen is None:
@@ -75,27 +83,27 @@ class Answers:
         if intent in ("no", "cancel"):
             s.step.intent = "no"
             s.pending = None
-            if p.kind == "rule" and p.rule is not None:
+            if isinstance(p, RuleQuestion):
                 self.rule_answer(p, player, False)
-            elif p.back is not None and not p.back.lapses:
+            elif isinstance(p, Confirm) and p.back is not None and not p.back.lapses:
                 self.reask(p.back)  # "no, not Baltic Avenue": the question still stands
             else:
-                s.say("undo_declined" if p.kind == "undo" else "cancelled")
+                s.say("undo_declined" if isinstance(p, UndoQuestion) else "cancelled")
             return True
-        if p.kind == "confirm" and p.back is not None:
+        if isinstance(p, Confirm) and p.back is not None:
             # instead of yes, another answer to the question itself ("Park Place")
             s.pending = p.back
             return self.try_answer(player, text, confidence)
-        if p.kind == "confirm" and p.candidates:
+        if isinstance(p, Confirm) and p.candidates:
             chosen = self.pick_candidate(p.candidates, text)
             if chosen is not None:
                 s.pending = None
                 if self._sure_answer(p, player, chosen, m, confidence):
                     s.command(chosen)
                 return True
-        if p.lapses or p.kind != "rule":
+        if p.lapses or not isinstance(p, RuleQuestion):
             s.pending = None
-            if p.kind == "rule" and p.rule is not None:
+            if isinstance(p, RuleQuestion):
                 self.rule_answer(p, player, False, quiet=True)
         return False
 
@@ -108,12 +116,12 @@ class Answers:
         if value is None:
             return self._no_value(p, slot, intent)
         s.pending = None
-        if p.kind == "slot" and p.command is not None:
+        if isinstance(p, SlotQuestion):
             filled = Command(p.command.player, p.command.intent.with_slots(**{slot: value}))
             if self._sure_answer(p, player, filled, m, confidence):
                 s.command(filled)
             return True
-        assert p.rule is not None
+        assert isinstance(p, RuleQuestion)
         then = p.rule.then
         s.step.intent, s.step.slots = "answer", dict(fill)
         cmd = Command(then.player, then.intent.with_slots(**fill))
@@ -125,11 +133,12 @@ class Answers:
                         ) -> tuple[Any, dict[str, Any]]:
         value = self.slot_value(slot, text, m)
         fill: dict[str, Any] = {slot: value}
-        if (p.kind == "rule" and p.rule is not None and isinstance(m, Recognized)
+        if (isinstance(p, RuleQuestion) and isinstance(m, Recognized)
                 and m.intent == p.rule.then.name and m.slots.get(slot) is not None):
             # the whole command answers a question about it: "swap Baltic Avenue for Park Place"
             value, fill = m.slots[slot], dict(m.slots)
-        asked_for = p.rule.then.name if p.rule is not None else (p.command.name if p.command else "")
+        asked_for = (p.rule.then.name if isinstance(p, RuleQuestion)
+                     else p.command.name if isinstance(p, SlotQuestion) else "")
         if (value is not None and p.lapses and isinstance(m, Recognized)
                 and m.intent not in (*ANSWERING, asked_for)):
             # another command that merely names a street ("buy Baltic Avenue") is not an
@@ -145,7 +154,7 @@ class Answers:
                 s.pending = None
                 s.say("cancelled")
                 return True
-            if p.kind == "rule" and p.rule is not None and p.rule.params.get("cancellable"):
+            if isinstance(p, RuleQuestion) and p.rule.params.get("cancellable"):
                 s.pending = None
                 s.decide_and_apply(Command(p.rule.then.player,
                                            p.rule.then.intent.with_slots(**{slot: "cancel"})))
@@ -154,7 +163,7 @@ class Answers:
             s.pending = None
             return False
         if intent is None or intent in ("answer", "no", "yes"):
-            s.say_line(p.prompt() if p.rule else Line("sorry"))
+            s.say_line(p.prompt() if isinstance(p, RuleQuestion) else Line("sorry"))
             return True
         return False
 
@@ -164,20 +173,19 @@ class Answers:
         s, p = self.session, self.session.pending
         assert p is not None
         s.pending = None
-        if p.kind == "confirm" and p.command is not None:
-            if p.back is not None and p.back.kind == "rule":  # a spoken answer, now confirmed
+        if isinstance(p, Confirm):
+            if isinstance(p.back, RuleQuestion):  # a spoken answer, now confirmed
                 self.decide_answer(p.back, p.command)
             else:
                 s.command(p.command)
-        elif p.kind == "undo":
+        elif isinstance(p, UndoQuestion):
             undo.agreed(s, p, player)
-        elif p.kind == "rule" and p.rule is not None:
+        elif isinstance(p, RuleQuestion):
             self.rule_answer(p, player, True)
 
-    def rule_answer(self, p: Pending, player: str, yes: bool, quiet: bool = False) -> None:
+    def rule_answer(self, p: RuleQuestion, player: str, yes: bool, quiet: bool = False) -> None:
         """Yes or no to a rules question (``quiet``: it lapsed; say only that it was declined)."""
         s = self.session
-        assert p.rule is not None
         then = p.rule.then
         cmd = Command(then.player, then.intent.with_slots(yes=yes, answered_by=player))
         decided = s.decide(cmd, flag=False, quiet=quiet)
@@ -188,10 +196,9 @@ class Answers:
             out.lines = [ln for ln in out.lines if ln.key.startswith("declined")] or out.lines
         s.apply(cmd, out, draws)
 
-    def decide_answer(self, p: Pending, cmd: Command) -> None:
+    def decide_answer(self, p: RuleQuestion, cmd: Command) -> None:
         """Decide a rules question's completed command (``then`` with the answer filled in)."""
         s = self.session
-        assert p.rule is not None
         decided = s.decide(cmd)
         if decided is None:
             if not p.lapses:
@@ -221,9 +228,7 @@ class Answers:
         command (a "low" one), it is rejected. Not even that: a name spotted in words that
         fit no sentence counts, as sure as ``SPOTTED_SCORE``."""
         if isinstance(m, NotRecognized):
-            slot = p.slot if p.kind == "slot" else (p.rule.slot if p.rule else "property")
-            if p.kind in ("choose", "confirm"):
-                slot = "property"
+            slot = p.filled_slot() if isinstance(p, (SlotQuestion, RuleQuestion)) else "property"
             if self.slot_value(slot, text, m) is None:
                 return True
             m = Recognized("answer", {}, SPOTTED_SCORE, 100.0, text)
@@ -232,11 +237,11 @@ class Answers:
     def _sure_yes(self, p: Pending, m: Match, confidence: float) -> bool:
         """A spoken "yes" counts when it is as sure as acting on what it agrees to needs."""
         risk_of = self.session.policy.risk
-        if p.kind == "undo":
+        if isinstance(p, UndoQuestion):
             risk = risk_of("undo")
-        elif p.kind == "confirm" and p.command is not None:
+        elif isinstance(p, Confirm):
             risk = risk_of(p.command.name)
-        elif p.rule is not None:
+        elif isinstance(p, RuleQuestion):
             risk = risk_of(p.rule.then.name)
         else:
             risk = "money"
@@ -261,8 +266,8 @@ class Answers:
             s.step.intent = "none"
             s.say("sorry")
             return False
-        back = p.back if p.kind == "confirm" else p
-        s.pending = Pending("confirm", frozenset({player}), s.clock.now() + ANSWER_TIMEOUT,
+        back = p.back if isinstance(p, Confirm) else p
+        s.pending = Confirm(asked=frozenset({player}), deadline=s.clock.now() + ANSWER_TIMEOUT,
                             command=cmd, back=back)
         s.step.intent, s.step.slots = cmd.name, dict(cmd.intent.slots)
         # a rules question's answer is confirmed by itself ("Did you say Baltic Avenue?"):

@@ -10,6 +10,8 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from banker.interpreter.questions import Confirm
+
 if TYPE_CHECKING:
     from banker.interpreter.session import Session
 
@@ -61,15 +63,14 @@ class Timers:
         p = s.pending
         if p is not None and p.deadline is not None and p.deadline <= due + 1e-9:
             s.pending = None
-            if p.kind == "confirm" and p.back is not None:
+            if isinstance(p, Confirm) and p.back is not None:
                 if not p.back.lapses:  # "did you say Baltic Avenue?" unanswered: ask again
                     s.answers.reask(p.back)
                     return
                 p = p.back  # as if the question itself had run out
-            if p.kind == "rule" and p.rule is not None and p.rule.key == "ask_agree":
-                s.say("agree_timeout")
-            elif p.on_timeout:
-                s.say(p.on_timeout)
+            line = p.timeout_line()
+            if line:
+                s.say(line)
 
     def advance(self, seconds: float) -> None:
         """Virtual clock only: let ``seconds`` pass, firing timers at their own times."""

@@ -1,14 +1,16 @@
 """The session's own open questions (not the rules'): what was asked, of whom, until when.
 
-Five kinds: ``confirm`` ("Did you say…?"), ``choose`` ("Which one: …?"), ``slot`` (the second
-step of a two-step command), ``rule`` (a question the rules asked, ``Question``) and ``undo``
-(the other players' agreement). ``answers.py`` judges what is said while one is open.
+Five small classes: ``Confirm`` ("Did you say…?"), ``Choose`` ("Which one: …?"),
+``SlotQuestion`` (the second step of a two-step command), ``RuleQuestion`` (a question the
+rules asked, ``Question``) and ``UndoQuestion`` (the other players' agreement). Each knows how
+it is asked again, what it listens for and what its time-out says; ``answers.py`` judges what
+is said while one is open.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from banker.interpreter.hearing import Hearing
 from banker.rules import Command, Intent, Line, Question
@@ -27,53 +29,112 @@ EXPECT_BY_SLOT = {"property": "street", "give": "street", "get": "street", "yes"
                   "number": "number", "player": "player", "amount": "amount"}
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Pending:
-    """An open question of the session (not of the rules)."""
+    """An open question of the session (not of the rules): whom it asks, until when, whether
+    anything else cancels it (``lapses``), and what is said when its time runs out."""
 
-    kind: Kind
+    kind: ClassVar[Kind]
     asked: frozenset[str]
     deadline: float | None
-    command: Command | None = None  # what happens on yes / on a filled slot
-    slot: str = ""
-    candidates: tuple[Command, ...] = ()
-    rule: Question | None = None
     lapses: bool = True
     on_timeout: str = ""  # reply key said when it lapses by time
-    undo_seq: int = 0
-    back: Pending | None = None  # confirm of a spoken answer: the question it answers
     marked: bool = False  # its opening is noted in the journal (a resume says it was cut short)
 
     def marker(self) -> str:
         """The journal's name for this question (``Session.interrupted`` reads it back)."""
-        if self.kind == "rule" and self.rule is not None:
-            return self.rule.key
         return f"question:{self.kind}"
 
     def wants_yes(self) -> bool:
         """Answered by yes or no (a press is a yes)."""
-        return self.kind in ("confirm", "undo") or (
-            self.kind == "rule" and self.rule is not None and self.rule.slot == "yes")
+        return False
 
     def filled_slot(self) -> str:
         """The slot an answer fills ("" for a yes/no or a choice)."""
-        if self.kind == "slot":
-            return self.slot
-        return self.rule.slot if self.rule is not None else ""
+        return ""
 
     def prompt(self) -> Line:
         """The question said again."""
-        if self.rule is not None:
-            return Line(self.rule.key, self.rule.params)
-        return Line(SLOT_PROMPTS.get(self.slot, "two_step"))
+        return Line(SLOT_PROMPTS.get(self.filled_slot(), "two_step"))
 
     def expecting(self) -> str:
         """What the recogniser should listen for while this is open."""
-        if self.kind in ("confirm", "undo"):
-            return "yes_no"
-        if self.kind == "choose":
-            return "street"
-        return EXPECT_BY_SLOT.get(self.filled_slot(), "any")
+        return "yes_no" if self.wants_yes() else EXPECT_BY_SLOT.get(self.filled_slot(), "any")
+
+    def timeout_line(self) -> str:
+        """The reply key said when its time runs out ("" : nothing)."""
+        return self.on_timeout
+
+
+@dataclass(kw_only=True)
+class Confirm(Pending):
+    """ "Did you say …?" about uncertain speech; ``back``: the question a spoken answer
+    answered (confirmed by itself), ``candidates``: the other readings of a name."""
+
+    kind: ClassVar[Kind] = "confirm"
+    command: Command
+    candidates: tuple[Command, ...] = ()
+    back: Pending | None = None
+
+    def wants_yes(self) -> bool:
+        return True
+
+
+@dataclass(kw_only=True)
+class Choose(Pending):
+    """ "Which one: Pacific Avenue or Pennsylvania Avenue?" """
+
+    kind: ClassVar[Kind] = "choose"
+    candidates: tuple[Command, ...]
+
+    def expecting(self) -> str:
+        return "street"
+
+
+@dataclass(kw_only=True)
+class SlotQuestion(Pending):
+    """The second step of a two-step command ("buy" - "Which street?")."""
+
+    kind: ClassVar[Kind] = "slot"
+    command: Command
+    slot: str
+
+    def filled_slot(self) -> str:
+        return self.slot
+
+
+@dataclass(kw_only=True)
+class RuleQuestion(Pending):
+    """A question the rules asked (``Question``): its answer completes ``rule.then``."""
+
+    kind: ClassVar[Kind] = "rule"
+    rule: Question
+
+    def marker(self) -> str:
+        return self.rule.key
+
+    def wants_yes(self) -> bool:
+        return self.rule.slot == "yes"
+
+    def filled_slot(self) -> str:
+        return self.rule.slot
+
+    def prompt(self) -> Line:
+        return Line(self.rule.key, self.rule.params)
+
+    def timeout_line(self) -> str:
+        return "agree_timeout" if self.rule.key == "ask_agree" else self.on_timeout
+
+
+@dataclass(kw_only=True)
+class UndoQuestion(Pending):
+    """The agreement of a player who was in the transaction someone else wants undone."""
+
+    kind: ClassVar[Kind] = "undo"
+    undo_seq: int
+
+    def wants_yes(self) -> bool:
+        return True
 
 
 def differing_names(cands: tuple[Command, ...]) -> list[str]:
@@ -91,7 +152,7 @@ def ask_confirm(s: Session, player: str, hearing: Hearing) -> None:
     """ "Did you say …?" about an uncertain hearing: nothing moves until yes."""
     cmd = Command(player, Intent(hearing.intent, dict(hearing.slots)))
     cands = tuple(Command(player, Intent(c.intent, dict(c.slots))) for c in hearing.candidates)
-    s.pending = Pending("confirm", frozenset({player}), s.clock.now() + ANSWER_TIMEOUT,
+    s.pending = Confirm(asked=frozenset({player}), deadline=s.clock.now() + ANSWER_TIMEOUT,
                         command=cmd, candidates=cands)
     s.step.intent, s.step.slots = cmd.name, dict(cmd.intent.slots)
     s.say("did_you_say", text=s.describe(cmd))
@@ -100,15 +161,16 @@ def ask_confirm(s: Session, player: str, hearing: Hearing) -> None:
 def ask_choose(s: Session, player: str, hearing: Hearing) -> None:
     """ "Which one: …?" when a name fits several commands."""
     cands = tuple(Command(player, Intent(c.intent, dict(c.slots))) for c in hearing.candidates)
-    s.pending = Pending("choose", frozenset({player}), s.clock.now() + ANSWER_TIMEOUT,
-                        candidates=cands)
+    s.pending = Choose(asked=frozenset({player}), deadline=s.clock.now() + ANSWER_TIMEOUT,
+                       candidates=cands)
     s.say("which_one", options=differing_names(cands))
 
 
 def ask_slot(s: Session, cmd: Command, slot: str) -> None:
     """The second step of a two-step command ("Which street?")."""
-    s.pending = Pending("slot", frozenset({cmd.player}), s.clock.now() + ANSWER_TIMEOUT,
-                        command=cmd, slot=slot, on_timeout="sorry")
+    s.pending = SlotQuestion(asked=frozenset({cmd.player}),
+                             deadline=s.clock.now() + ANSWER_TIMEOUT, command=cmd, slot=slot,
+                             on_timeout="sorry")
     s.say(SLOT_PROMPTS.get(slot, "two_step"))
 
 
@@ -116,6 +178,6 @@ def ask_rule(s: Session, q: Question) -> None:
     """A question the rules asked."""
     asked = frozenset({q.asked}) if q.asked != "*" else frozenset(s.state.seated)
     deadline = s.clock.now() + q.timeout if q.timeout else None
-    s.pending = Pending("rule", asked, deadline, rule=q, lapses=q.lapses,
-                        on_timeout=str(q.params.get("on_timeout", "")))
+    s.pending = RuleQuestion(asked=asked, deadline=deadline, rule=q, lapses=q.lapses,
+                             on_timeout=str(q.params.get("on_timeout", "")))
     s.say_line(Line(q.key, q.params))

@@ -25,7 +25,9 @@ from banker.interpreter.hearing import Hearing, Said, Utterance, judge
 from banker.interpreter.policy import MONEY_REFUSALS, SESSION_INTENTS, Policy, in_hold, plain
 from banker.interpreter.questions import (
     ANSWER_TIMEOUT,
+    Confirm,
     Pending,
+    RuleQuestion,
 )
 from banker.interpreter.replies import Replies, load_replies
 from banker.ledger import Journal, JournalWriteError, Transaction
@@ -138,7 +140,8 @@ class Session:
             return
         if old is not None and old.marked:
             self._closing = old.marker()
-        if value is not None and (value.kind == "rule" or (self.auction is None and self.hold is None)):
+        if value is not None and (isinstance(value, RuleQuestion)
+                                  or (self.auction is None and self.hold is None)):
             self._closing = None
             value.marked = True
             if self.journal is not None:
@@ -190,8 +193,8 @@ class Session:
         self.tick()
         player = self.seat(player)
         p = self.pending
-        if (self.auction is not None and p is not None and p.kind == "confirm"
-                and player in p.asked and p.command is not None and p.command.name == "bid"):
+        if (self.auction is not None and isinstance(p, Confirm) and player in p.asked
+                and p.command.name == "bid"):
             # "Did you say bid 300?": the speaker's press is the yes, not a bid of its own
             self.step.intent = "yes"
             self.answers.answer_yes(player)
@@ -200,8 +203,7 @@ class Session:
             self.step.intent = "bid"
             self.auctions.bid(player, None)
             return
-        if p is not None and player in p.asked and p.kind in ("confirm", "undo", "rule") and (
-                p.kind != "rule" or (p.rule is not None and p.rule.slot == "yes")):
+        if p is not None and player in p.asked and p.wants_yes():
             self.step.intent = "yes"
             self.answers.answer_yes(player)
 
@@ -453,10 +455,8 @@ class Session:
         return w
 
     def example_token(self, speaker: str | None = None) -> str:
-        """A token that is playing, for an example to the table: another than the speaker
-        when there is one (help and hints never name a token that isn't playing)."""
-        seated = self.state.seated or list(self.state.order)
-        return next((t for t in seated if t != speaker), seated[0] if seated else "")
+        """A token that is playing, for an example (see ``wording.example_token``)."""
+        return wording.example_token(self.state, speaker)
 
     def hint(self) -> str:
         """The keyboard's hint for a line that names no player, with a token that plays."""
@@ -484,12 +484,9 @@ class Session:
         """Say what a crash interrupted (from the journal's last open dialogue note)."""
         if note.startswith("auction:"):
             self.say("auction_interrupted", street=note.split(":", 1)[1])
-        elif note == "betting":
-            self.say("betting_interrupted")
-        elif note == "question:undo":
-            self.say("undo_interrupted")
-        else:
-            self.say("dialogue_interrupted")
+            return
+        self.say({"betting": "betting_interrupted",
+                  "question:undo": "undo_interrupted"}.get(note, "dialogue_interrupted"))
 
     def finish_step(self) -> Step:
         """Close the current step; what was said becomes what "repeat" repeats."""

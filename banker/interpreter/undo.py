@@ -1,14 +1,14 @@
 """Undo: the last transaction taken back, with the agreement of everyone it touched.
 
 The one who asks may undo at once what only they took part in; otherwise the other
-participants are asked (``Pending("undo")``) and a yes from one of them undoes it.
+participants are asked (``UndoQuestion``) and a yes from one of them undoes it.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from banker.interpreter.questions import ANSWER_TIMEOUT, Pending
+from banker.interpreter.questions import ANSWER_TIMEOUT, UndoQuestion
 from banker.ledger import JournalWriteError, Transaction
 from banker.rules import Command, Intent, Who
 
@@ -44,13 +44,13 @@ def ask_undo(s: Session, player: str) -> None:
         do_undo(s, tx, player)
         return
     asked = frozenset(tx.participants)
-    s.pending = Pending("undo", asked, s.clock.now() + ANSWER_TIMEOUT,
-                        undo_seq=tx.seq, on_timeout="undo_declined")
+    s.pending = UndoQuestion(asked=asked, deadline=s.clock.now() + ANSWER_TIMEOUT,
+                             undo_seq=tx.seq, on_timeout="undo_declined")
     s.say("undo_confirm", player=Who(player), what=brief(s, tx), by=Who(tx.player or ""),
           asked=Who(tx.participants[0]))
 
 
-def agreed(s: Session, p: Pending, player: str) -> None:
+def agreed(s: Session, p: UndoQuestion, player: str) -> None:
     """A yes to the undo question."""
     tx = next((t for t in s.history if t.seq == p.undo_seq), None)
     if tx is not None:

@@ -13,7 +13,7 @@ from typing import Any
 from banker.interpreter.replies import Replies
 from banker.nlu.normalize import PLACEHOLDER
 from banker.nlu.templates import Grammar
-from banker.rules import Command, Line, Who
+from banker.rules import Command, GameState, Line, Who
 
 # status questions about one pot ("what's in the vault") answer only that, not the ranking
 POTS = frozenset({"vault", "jackpot", "bank"})
@@ -59,3 +59,10 @@ def about_a_pot(text: str) -> bool:
 def pot_lines(lines: list[Line]) -> list[Line]:
     """A status answer without the ranking (the question was about a pot)."""
     return [ln for ln in lines if ln.key != "ranking_line"] or lines
+
+
+def example_token(state: GameState, speaker: str | None = None) -> str:
+    """A token that is playing, for an example to the table: another than the speaker when
+    there is one (help and hints never name a token that isn't playing)."""
+    seated = state.seated or list(state.order)
+    return next((t for t in seated if t != speaker), seated[0] if seated else "")
