@@ -302,3 +302,18 @@ class SecondEar:
         conf = max(heard.confidence, self.agreed) if agree else heard.confidence
         return Heard(heard.text, conf, heard.words, self.engine, focus,
                      heard.seconds + other.seconds, details)
+
+
+def with_second_ear(first: Recognizer, grammar: Any, asr: Any,
+                    notify: Callable[[str], None]) -> Recognizer:
+    """``first`` behind a Moonshine second opinion when ``asr.second_ear`` is ``moonshine``
+    (what ``engine.make_engine`` would call); without the package, one sentence and
+    ``first`` alone."""
+    if str((asr or {}).get("second_ear") or "none") != "moonshine":
+        return first
+    try:
+        second = MoonshineRecognizer(grammar)
+    except MoonshineError as exc:
+        notify(f"{exc} Listening with {first.engine} alone.")
+        return first
+    return SecondEar(first, second, matcher_meaning(grammar))

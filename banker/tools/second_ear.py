@@ -13,7 +13,7 @@ falls in the unsure band (its latency counted only then). Decisions come from th
 hearing policy (``banker.interpreter.hearing.judge``): coffee orders count as money commands.
 
     python -m banker.tools.second_ear --real DIR [--n-real 60] [--n-dev 60] [--out FILE]
-    python -m banker.tools.second_ear --rescore FILE [--band 0.1 0.9]
+    python -m banker.tools.second_ear --rescore FILE... [--band 0.1 0.9]
     python -m banker.tools.second_ear --resources [--second]
 """
 
@@ -386,14 +386,26 @@ def resources(second: bool) -> dict[str, Any]:
     return out
 
 
+def load_records(paths: Sequence[Path]) -> tuple[list[Record], Path | None]:
+    """Records saved by earlier runs (JSON lines: a header with the context, then clips)."""
+    records: list[Record] = []
+    context: Path | None = None
+    for path in paths:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        head = json.loads(lines[0]) if lines else {}
+        context = context or (Path(head["context"]) if head.get("context") else None)
+        records += [Record(**json.loads(line)) for line in lines[1:] if line.strip()]
+    return records, context
+
+
 # --- the command --------------------------------------------------------------------------
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m banker.tools.second_ear")
     ap.add_argument("--real", type=Path, help="folder of the speech-to-intent benchmark half")
     ap.add_argument("--n-real", type=int, default=60)
     ap.add_argument("--n-dev", type=int, default=60)
-    ap.add_argument("--out", type=Path, default=clips.cache_dir() / "second_ear.json")
-    ap.add_argument("--rescore", type=Path, help="score saved records again")
+    ap.add_argument("--out", type=Path, default=clips.cache_dir() / "second_ear.jsonl")
+    ap.add_argument("--rescore", type=Path, nargs="+", help="score saved records again")
     ap.add_argument("--band", type=float, nargs=2, default=(0.1, 0.9))
     ap.add_argument("--agreed", type=float, default=0.97)
     ap.add_argument("--resources", action="store_true")
@@ -403,21 +415,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps(resources(args.second)))
         return 0
     if args.rescore:
-        saved = json.loads(args.rescore.read_text(encoding="utf-8"))
-        records = [Record(**r) for r in saved["records"]]
-        context = Path(saved["context"]) if saved.get("context") else None
+        records, context = load_records(args.rescore)
     else:
-        def log(r: Record) -> None:
-            print(f"{r.set} {r.cond} ps={r.ps_text!r} {r.ps_conf:.2f} ms={r.ms_free!r} -> "
-                  f"{r.ms_text!r} {r.ms_distance:.2f}", file=sys.stderr, flush=True)
-
-        records = decode_dev(args.n_dev, log) if args.n_dev else []
-        context = next(args.real.glob("*.yaml")) if args.real else None
-        if args.real and args.n_real:
-            records += decode_real(args.real, args.n_real, log)
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps({"context": str(context) if context else None,
-                                        "records": [asdict(r) for r in records]}, indent=0))
+        context = next(args.real.glob("*.yaml")) if args.real else None
+        with args.out.open("w", encoding="utf-8") as f:
+            f.write(json.dumps({"context": str(context) if context else None}) + "\n")
+
+            def log(r: Record) -> None:  # one JSON line per clip, as it is decoded
+                f.write(json.dumps(asdict(r)) + "\n")
+                f.flush()
+                print(f"{r.set} {r.cond} ps={r.ps_text!r} {r.ps_conf:.2f} ms={r.ms_free!r} "
+                      f"-> {r.ms_text!r} {r.ms_distance:.2f}", file=sys.stderr, flush=True)
+
+            records = decode_dev(args.n_dev, log) if args.n_dev else []
+            if args.real and args.n_real:
+                records += decode_real(args.real, args.n_real, log)
     policy = Policy(tuple(args.band), args.agreed)
     print(f"policy: second ear when {args.band[0]} <= pocketsphinx confidence < "
           f"{args.band[1]}; agreement -> confidence {args.agreed}")
