@@ -141,6 +141,8 @@ class Record:
     ms_s: float
     ms_free: str
     ms_distance: float
+    ps_cpu: float = 0.0  # CPU seconds (what the wall time would be on an idle machine)
+    ms_cpu: float = 0.0
 
 
 def real_clips(folder: Path, n: int, seed: int = 10) -> list[tuple[str, Pcm, str, list[tuple[str, str]]]]:
@@ -155,7 +157,8 @@ def real_clips(folder: Path, n: int, seed: int = 10) -> list[tuple[str, Pcm, str
     return out
 
 
-def decode_real(folder: Path, n: int, log: Any) -> list[Record]:
+def decode_real(folder: Path, n: int, log: Any,
+                conditions: Sequence[str] = REAL_CONDITIONS) -> list[Record]:
     from banker.speech.moonshine_asr import MoonshineRecognizer
     from banker.speech.pocketsphinx_asr import PocketsphinxRecognizer
 
@@ -165,7 +168,7 @@ def decode_real(folder: Path, n: int, log: Any) -> list[Record]:
     noise = read_wav(folder / "kitchen.wav").astype(np.float64) / 32768.0
     items = real_clips(folder, n)
     out: list[Record] = []
-    for cond in REAL_CONDITIONS:
+    for cond in conditions:
         for k, (name, pcm, intent, slots) in enumerate(items):
             if cond != "clean":
                 pcm = benchmark_mix(pcm, noise, float(cond.split(":")[1]),
@@ -183,7 +186,7 @@ def dev_items(n: int) -> list[Any]:
     return dev_set(n - n_chat, n_chat, 0)
 
 
-def decode_dev(n: int, log: Any) -> list[Record]:
+def decode_dev(n: int, log: Any, conditions: Sequence[str] = DEV_CONDITIONS) -> list[Record]:
     from banker.config import load_config
     from banker.editions import load_edition
     from banker.speech.engine import make_engine
@@ -196,7 +199,7 @@ def decode_dev(n: int, log: Any) -> list[Record]:
     ms = MoonshineRecognizer(grammar)
     out: list[Record] = []
     items = dev_items(n)
-    for cond in DEV_CONDITIONS:
+    for cond in conditions:
         for i, it in enumerate(items):
             pcm = audio_for(it, cond, i * 7919 + len(cond))  # the bench's own seeds
             slots = sorted((k, str(v)) for k, v in it.slots)
@@ -207,10 +210,14 @@ def decode_dev(n: int, log: Any) -> list[Record]:
 
 def _both(ps: Any, ms: Any, set_: str, cond: str, name: str, pcm: Pcm, intent: str,
           slots: list[tuple[str, str]]) -> Record:
+    t0 = time.process_time()
     a = ps.recognize(pcm, "any")
+    t1 = time.process_time()
     b = ms.recognize(pcm, "any")
+    t2 = time.process_time()
     return Record(set_, cond, name, intent, slots, a.text, a.confidence, a.seconds, b.text,
-                  b.confidence, b.seconds, ms.last_transcript, b.details.get("snap_distance", 1.0))
+                  b.confidence, b.seconds, ms.last_transcript, b.details.get("snap_distance", 1.0),
+                  round(t1 - t0, 4), round(t2 - t1, 4))
 
 
 # --- scoring ------------------------------------------------------------------------------
@@ -221,6 +228,9 @@ class Policy:
 
     band: tuple[float, float] | None = (0.1, 0.9)
     agreed: float = 0.97
+    # when the ears disagree and Moonshine's snap moved its words at most this far: take
+    # its reading instead (still asked about: the doubt stays); None: never
+    swap_below: float | None = None
 
 
 class Judges:
@@ -265,15 +275,18 @@ class Judges:
 def outcome(r: Record, policy: Policy, judges: Judges) -> dict[str, Any]:
     """What happens to one clip under ``policy``: decision, rightness, seconds, whether the
     second ear was asked and agreed."""
-    conf, secs, asked, agree = r.ps_conf, r.ps_s, False, False
+    conf, secs, cpu, asked, agree = r.ps_conf, r.ps_s, r.ps_cpu, False, False
+    text = r.ps_text
     band = policy.band
     if band is not None and r.ps_text and band[0] <= r.ps_conf < band[1]:
-        asked, secs = True, r.ps_s + r.ms_s
+        asked, secs, cpu = True, r.ps_s + r.ms_s, r.ps_cpu + r.ms_cpu
         agree = bool(r.ms_text) and judges.meaning(r, r.ms_text) == judges.meaning(r, r.ps_text)
         if agree:
             conf = max(conf, policy.agreed)
-    decision, right, money = judges.hear(r, r.ps_text, conf)
-    return {"decision": decision, "right": right, "money": money, "secs": secs,
+        elif r.ms_text and policy.swap_below is not None and r.ms_distance <= policy.swap_below:
+            text = r.ms_text
+    decision, right, money = judges.hear(r, text, conf)
+    return {"decision": decision, "right": right, "money": money, "secs": secs, "cpu": cpu,
             "asked": asked, "agree": agree}
 
 
@@ -312,6 +325,7 @@ def _counts(outs: Sequence[Mapping[str, Any]], cmd: Sequence[int], chat: Sequenc
     c = [outs[i] for i in cmd]
     ch = [outs[i] for i in chat]
     secs = [o["secs"] for o in outs]
+    cpu = [o["cpu"] for o in outs]
     return {
         "exact": sum(o["right"] and o["decision"] != "reject" for o in c),
         "acted_right": sum(o["right"] and o["decision"] == "accept" for o in c),
@@ -324,13 +338,16 @@ def _counts(outs: Sequence[Mapping[str, Any]], cmd: Sequence[int], chat: Sequenc
         "chatter_asked": sum(o["decision"] == "confirm" for o in ch),
         "p50_s": round(float(np.percentile(secs, 50)), 3) if secs else None,
         "p95_s": round(float(np.percentile(secs, 95)), 3) if secs else None,
+        "p50_cpu": round(float(np.percentile(cpu, 50)), 3) if any(cpu) else None,
+        "p95_cpu": round(float(np.percentile(cpu, 95)), 3) if any(cpu) else None,
     }
 
 
 def table(rows: Mapping[str, Mapping[str, Any]]) -> str:
     """One line per set and condition and way of hearing, counts with percentages."""
     head = (f"{'set cond':<16}{'ear':<7}{'exact':>11}{'acted ok':>11}{'asked':>10}"
-            f"{'acted bad':>10}{'chat act':>9}{'chat ask':>9}{'p50 s':>7}{'p95 s':>7}")
+            f"{'acted bad':>10}{'chat act':>9}{'chat ask':>9}{'p50 s':>7}{'p95 s':>7}"
+            f"{'p50 cpu':>8}{'p95 cpu':>8}")
     lines = [head]
     for key, row in rows.items():
         n, nc = row["commands"], row["chatter"]
@@ -340,7 +357,8 @@ def table(rows: Mapping[str, Mapping[str, Any]]) -> str:
                 f"{key:<16}{('ps' if name == 'alone' else 'ps+ms'):<7}"
                 f"{_pc(c['exact'], n):>11}{_pc(c['acted_right'], n):>11}{_pc(c['asked'], n):>10}"
                 f"{c['acted_wrong']:>10}{_pc(c['chatter_acted'], nc):>9}"
-                f"{_pc(c['chatter_asked'], nc):>9}{c['p50_s']:>7}{c['p95_s']:>7}")
+                f"{_pc(c['chatter_asked'], nc):>9}{c['p50_s']:>7}{c['p95_s']:>7}"
+                f"{c['p50_cpu'] or '-':>8}{c['p95_cpu'] or '-':>8}")
         lines.append(
             f"{'':<16}second ear asked on {row['second_ear_asked']}, agreed on "
             f"{row['second_ear_agreed']}; asked->acted {row['asked_to_acted']}, "
@@ -408,6 +426,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--rescore", type=Path, nargs="+", help="score saved records again")
     ap.add_argument("--band", type=float, nargs=2, default=(0.1, 0.9))
     ap.add_argument("--agreed", type=float, default=0.97)
+    ap.add_argument("--swap", type=float, default=None,
+                    help="on disagreement take Moonshine's reading when its snap distance <= this")
+    ap.add_argument("--clean-only", action="store_true", help="clean clips only (latency)")
     ap.add_argument("--resources", action="store_true")
     ap.add_argument("--second", action="store_true", help="with --resources: load Moonshine too")
     args = ap.parse_args(argv)
@@ -428,12 +449,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"{r.set} {r.cond} ps={r.ps_text!r} {r.ps_conf:.2f} ms={r.ms_free!r} "
                       f"-> {r.ms_text!r} {r.ms_distance:.2f}", file=sys.stderr, flush=True)
 
-            records = decode_dev(args.n_dev, log) if args.n_dev else []
+            dev_c, real_c = (("clean",), ("clean",)) if args.clean_only else (
+                DEV_CONDITIONS, REAL_CONDITIONS)
+            records = decode_dev(args.n_dev, log, dev_c) if args.n_dev else []
             if args.real and args.n_real:
-                records += decode_real(args.real, args.n_real, log)
-    policy = Policy(tuple(args.band), args.agreed)
+                records += decode_real(args.real, args.n_real, log, real_c)
+    policy = Policy(tuple(args.band), args.agreed, args.swap)
     print(f"policy: second ear when {args.band[0]} <= pocketsphinx confidence < "
-          f"{args.band[1]}; agreement -> confidence {args.agreed}")
+          f"{args.band[1]}; agreement -> confidence {args.agreed}; disagreement -> "
+          + ("the first ear's reading" if args.swap is None else
+             f"Moonshine's reading if its snap distance <= {args.swap}"))
     print(table(score(records, policy, Judges(context))))
     return 0
 
