@@ -231,6 +231,10 @@ class Policy:
     # when the ears disagree and Moonshine's snap moved its words at most this far: take
     # its reading instead (still asked about: the doubt stays); None: never
     swap_below: float | None = None
+    doubt: bool = False  # on disagreement, never act at once (confidence capped at DOUBTED)
+
+
+DOUBTED = 0.69  # below every accept threshold of the hearing policy
 
 
 class Judges:
@@ -283,8 +287,11 @@ def outcome(r: Record, policy: Policy, judges: Judges) -> dict[str, Any]:
         agree = bool(r.ms_text) and judges.meaning(r, r.ms_text) == judges.meaning(r, r.ps_text)
         if agree:
             conf = max(conf, policy.agreed)
-        elif r.ms_text and policy.swap_below is not None and r.ms_distance <= policy.swap_below:
-            text = r.ms_text
+        else:
+            if r.ms_text and policy.swap_below is not None and r.ms_distance <= policy.swap_below:
+                text, conf = r.ms_text, min(conf, DOUBTED)
+            if policy.doubt:
+                conf = min(conf, DOUBTED)
     decision, right, money = judges.hear(r, text, conf)
     return {"decision": decision, "right": right, "money": money, "secs": secs, "cpu": cpu,
             "asked": asked, "agree": agree}
@@ -312,6 +319,11 @@ def score(records: Sequence[Record], policy: Policy, judges: Judges) -> dict[str
             and not (new[i]["right"] and recs[i].truth_intent != "none") for i in range(len(recs)))
         row["rejected_to_acted"] = sum(base[i]["decision"] == "reject" and new[i]["decision"] ==
                                        "accept" for i in range(len(recs)))
+        withheld = [i for i in range(len(recs))
+                    if base[i]["decision"] == "accept" and new[i]["decision"] != "accept"]
+        row["acted_to_asked"] = len(withheld)
+        row["acted_to_asked_wrong_avoided"] = sum(
+            not (base[i]["right"] and recs[i].truth_intent != "none") for i in withheld)
         row["second_ear_asked"] = sum(o["asked"] for o in new)
         row["second_ear_agreed"] = sum(o["agree"] for o in new)
         row["ps_text_right"] = sum(judges.hear(recs[i], recs[i].ps_text, 1.0)[1] for i in cmd)
@@ -363,7 +375,8 @@ def table(rows: Mapping[str, Mapping[str, Any]]) -> str:
             f"{'':<16}second ear asked on {row['second_ear_asked']}, agreed on "
             f"{row['second_ear_agreed']}; asked->acted {row['asked_to_acted']}, "
             f"rejected->acted {row['rejected_to_acted']}, of them wrong "
-            f"{row['asked_to_acted_wrong']}; text right: ps {row['ps_text_right']}/{n}, "
+            f"{row['asked_to_acted_wrong']}; acted->asked {row['acted_to_asked']} (wrong acts "
+            f"avoided {row['acted_to_asked_wrong_avoided']}); text right: ps {row['ps_text_right']}/{n}, "
             f"moonshine alone {row['ms_text_right']}/{n}")
     return "\n".join(lines)
 
@@ -429,6 +442,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--swap", type=float, default=None,
                     help="on disagreement take Moonshine's reading when its snap distance <= this")
     ap.add_argument("--clean-only", action="store_true", help="clean clips only (latency)")
+    ap.add_argument("--doubt", action="store_true", help="on disagreement ask, never act")
     ap.add_argument("--resources", action="store_true")
     ap.add_argument("--second", action="store_true", help="with --resources: load Moonshine too")
     args = ap.parse_args(argv)
@@ -454,11 +468,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             records = decode_dev(args.n_dev, log, dev_c) if args.n_dev else []
             if args.real and args.n_real:
                 records += decode_real(args.real, args.n_real, log, real_c)
-    policy = Policy(tuple(args.band), args.agreed, args.swap)
+    policy = Policy(tuple(args.band), args.agreed, args.swap, args.doubt)
     print(f"policy: second ear when {args.band[0]} <= pocketsphinx confidence < "
           f"{args.band[1]}; agreement -> confidence {args.agreed}; disagreement -> "
           + ("the first ear's reading" if args.swap is None else
-             f"Moonshine's reading if its snap distance <= {args.swap}"))
+             f"Moonshine's reading, asked, if its snap distance <= {args.swap}")
+          + ("; disagreement is never acted on at once" if args.doubt else ""))
     print(table(score(records, policy, Judges(context))))
     return 0
 
