@@ -38,6 +38,7 @@ LAYERS = 8  # decoder layers of base-en
 HEADS, HEAD_DIM = 8, 52
 BOS, EOS = 1, 2
 TOKENS_PER_SECOND = 6  # Moonshine's own cap on output length (about 6 tokens per second)
+DOUBTED = 0.69  # a confidence below every accept threshold of the hearing policy
 
 
 class MoonshineError(Exception):
@@ -282,14 +283,18 @@ class SecondEar:
     ``unsure`` is the band of first-ear confidence that gets a second opinion: below it
     there is nothing worth rescuing, above it the banker acts anyway (the defaults sit around
     the hearing policy's confirm floor and money threshold). When both ears mean the same
-    command the confidence becomes at least ``agreed``.
+    command the confidence becomes at least ``agreed``. When they differ, the first ear's
+    words and doubt stay, unless ``swap_below`` is set and Moonshine's words needed at most
+    that snap distance: then its reading is the one asked about (confidence at most
+    ``DOUBTED``, so never acted on at once).
     """
 
     def __init__(self, first: Recognizer, second: Recognizer, meaning: Meaning | None = None,
-                 unsure: tuple[float, float] = (0.1, 0.9), agreed: float = 0.97) -> None:
+                 unsure: tuple[float, float] = (0.1, 0.9), agreed: float = 0.97,
+                 swap_below: float | None = None) -> None:
         self.first, self.second = first, second
         self.meaning: Meaning = meaning or (lambda t: t)
-        self.unsure, self.agreed = unsure, agreed
+        self.unsure, self.agreed, self.swap_below = unsure, agreed, swap_below
         self.engine = f"{first.engine}+{second.engine}"
 
     def recognize(self, pcm: Pcm, focus: str = "any") -> Heard:
@@ -302,9 +307,15 @@ class SecondEar:
         details = {**heard.details, "second_ear_agrees": float(agree),
                    "second_ear_confidence": other.confidence,
                    "second_ear_seconds": other.seconds}
-        conf = max(heard.confidence, self.agreed) if agree else heard.confidence
-        return Heard(heard.text, conf, heard.words, self.engine, focus,
-                     heard.seconds + other.seconds, details)
+        text, words, conf = heard.text, heard.words, heard.confidence
+        if agree:
+            conf = max(conf, self.agreed)
+        elif (other.text and self.swap_below is not None
+              and other.details.get("snap_distance", 1.0) <= self.swap_below):
+            text, words, conf = other.text, other.words, min(conf, DOUBTED)
+            details["second_ear_swapped"] = 1.0
+        return Heard(text, conf, words, self.engine, focus, heard.seconds + other.seconds,
+                     details)
 
 
 def with_second_ear(first: Recognizer, grammar: Any, asr: Any,

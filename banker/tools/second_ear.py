@@ -36,6 +36,7 @@ import yaml
 
 from banker.speech.base import Pcm, read_wav
 from banker.speech.grammar import Fsa, SpeechGrammar, minimal_dfa
+from banker.speech.moonshine_asr import DOUBTED
 from banker.tools import clips
 
 REAL_CONDITIONS = ("clean", "kitchen:12", "kitchen:6")
@@ -233,8 +234,6 @@ class Policy:
     swap_below: float | None = None
     doubt: bool = False  # on disagreement, never act at once (confidence capped at DOUBTED)
 
-
-DOUBTED = 0.69  # below every accept threshold of the hearing policy
 
 
 class Judges:
