@@ -388,7 +388,7 @@ def _pc(k: int, n: int) -> str:
 def resources(second: bool) -> dict[str, Any]:
     """Cold start (load + first decode) and peak RSS of this fresh process: the Monopoly
     recogniser alone, or with the second ear loaded and asked."""
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     from banker.config import load_config
     from banker.editions import load_edition
     from banker.speech.engine import make_engine
@@ -400,17 +400,21 @@ def resources(second: bool) -> dict[str, Any]:
     item = dev_items(1)[0]
     pcm = audio_for(item, "clean", 0)
     ps.recognize(pcm, "any")
-    out: dict[str, Any] = {"ps_cold_s": round(time.perf_counter() - t0, 2)}
+    out: dict[str, Any] = {"ps_cold_s": round(time.perf_counter() - t0, 2),
+                           "ps_cold_cpu_s": round(time.process_time() - c0, 2)}
     if second:
         from banker.speech.moonshine_asr import MoonshineRecognizer
 
-        t1 = time.perf_counter()
+        t1, c1 = time.perf_counter(), time.process_time()
         ms = MoonshineRecognizer(grammar)
         heard = ms.recognize(pcm, "any")
         out["ms_cold_s"] = round(time.perf_counter() - t1, 2)
+        out["ms_cold_cpu_s"] = round(time.process_time() - c1, 2)
         out["ms_heard"] = heard.text
+        c2 = time.process_time()
         times = [ms.recognize(pcm, "any").seconds for _ in range(3)]
         out["ms_warm_s"] = round(min(times), 3)
+        out["ms_warm_cpu_s"] = round((time.process_time() - c2) / 3, 3)
     out["clip_s"] = round(len(pcm) / clips.RATE, 2)
     out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     return out
