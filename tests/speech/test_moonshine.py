@@ -1,0 +1,82 @@
+"""The Moonshine second ear: a real decode of a piper clip, the snap onto the grammar, and
+the gate that asks it only when pocketsphinx is unsure (real pocketsphinx, real Moonshine)."""
+
+from __future__ import annotations
+
+from importlib.util import find_spec
+from typing import Any
+
+import pytest
+
+from banker.speech.grammar import SpeechGrammar
+from banker.speech.moonshine_asr import (
+    EOS,
+    MoonshineRecognizer,
+    SecondEar,
+    matcher_meaning,
+    model_dir,
+    read_tokenizer,
+    snap,
+    spoken_words,
+)
+from banker.tools import clips
+
+needs_moonshine = pytest.mark.skipif(find_spec("moonshine_cpp") is None,
+                                     reason="optional engine: pip install moonshine-cpp")
+
+
+@pytest.fixture(scope="module")
+def moonshine(vb_grammar: SpeechGrammar) -> MoonshineRecognizer:
+    return MoonshineRecognizer(vb_grammar)
+
+
+def test_free_text_becomes_the_grammar_words() -> None:
+    assert spoken_words("Pay $200 to the dog.") == ["pay", "two", "hundred", "to", "the", "dog"]
+    assert spoken_words("A light-roast coffee, please!") == ["a", "light", "roast", "coffee",
+                                                             "please"]
+
+
+def test_snap_finds_the_nearest_command_and_keeps_chatter_far(vb_grammar: SpeechGrammar
+                                                              ) -> None:
+    fsa = vb_grammar.fsa("any")
+    near = snap(spoken_words("Pay rent on Park Plays."), fsa)
+    assert matcher_meaning(vb_grammar)(near.text) == ("pay_rent", (("property", "Park Place"),))
+    assert 0 < near.distance < 0.1
+    far = snap(spoken_words("my sister is moving to leeds next month"), fsa)
+    assert far.distance > 0.35  # MoonshineRecognizer's default: no command at all
+
+
+@needs_moonshine
+def test_tokenizer_of_the_wheel() -> None:
+    tokens = read_tokenizer(model_dir() / "tokenizer.bin")
+    assert len(tokens) == 32000
+    assert tokens[EOS] == b"</s>"
+
+
+@needs_moonshine
+def test_moonshine_hears_a_piper_command(moonshine: MoonshineRecognizer,
+                                         vb_grammar: SpeechGrammar) -> None:
+    pcm = clips.pad(clips.speech("pay rent on Park Place"))
+    heard = moonshine.recognize(pcm, "any")
+    assert "park" in moonshine.last_transcript.lower()
+    assert matcher_meaning(vb_grammar)(heard.text) == ("pay_rent", (("property", "Park Place"),))
+    assert heard.confidence > 0.8
+
+
+@needs_moonshine
+def test_second_ear_only_when_unsure_and_agreement_raises(
+        recognizer: Any, moonshine: MoonshineRecognizer, vb_grammar: SpeechGrammar) -> None:
+    pcm = clips.pad(clips.speech("buy Baltic Avenue"))
+    first = recognizer.recognize(pcm, "any")
+    assert first.text
+    never = SecondEar(recognizer, moonshine, matcher_meaning(vb_grammar), unsure=(0.0, 0.0))
+    alone = never.recognize(pcm, "any")
+    assert "second_ear_agrees" not in alone.details
+    assert alone.engine == "pocketsphinx"  # the first ear's own result, untouched
+    assert alone.confidence < 0.97
+    always = SecondEar(recognizer, moonshine, matcher_meaning(vb_grammar), unsure=(0.0, 1.01))
+    both = always.recognize(pcm, "any")
+    assert both.details["second_ear_agrees"] == 1.0
+    assert both.text == first.text  # the second ear never changes the words
+    assert both.confidence >= 0.97
+    assert both.engine == "pocketsphinx+moonshine"
