@@ -16,7 +16,9 @@ from banker.journal.errors import JournalError
 from banker.ledger import Transaction
 from banker.rules.events import event_from_json
 
-FORMAT = "banker-journal-1"
+FORMAT = "banker-journal-2"  # 2: the header carries its own checksum (``header_crc``)
+FORMATS = ("banker-journal-1", FORMAT)  # both are read; new and repaired files are written as 2
+HEADER_KEYS = ("format", "edition", "edition_yaml", "players", "options", "seed")
 KINDS = ("tx", "undo", "note")
 Row = tuple[int, str, str, str, float]  # seq, kind, body, crc, at
 
@@ -71,15 +73,28 @@ def note_body(kind: str, text: str) -> dict[str, Any]:
 
 def meta_items(header: Header, extra: dict[str, str]) -> list[tuple[str, str]]:
     """The header as the ``meta`` table's key/value rows (``extra``: when created or repaired)."""
-    return [("format", FORMAT), ("edition", header.edition), ("edition_yaml", header.edition_yaml),
-            ("players", json.dumps(header.players)), ("options", json.dumps(header.options)),
-            ("seed", str(header.seed)), *extra.items()]
+    items = {"format": FORMAT, "edition": header.edition, "edition_yaml": header.edition_yaml,
+             "players": json.dumps(header.players), "options": json.dumps(header.options),
+             "seed": str(header.seed)}
+    return [*items.items(), ("header_crc", _header_crc(items)), *extra.items()]
+
+
+def _header_crc(meta: dict[str, str]) -> str:
+    """The header's checksum: a flipped bit in the edition's rules or the players is damage."""
+    return crc(json.dumps([meta.get(k) for k in HEADER_KEYS]))
 
 
 def header_from_meta(meta: dict[str, str], path: Path) -> Header:
-    """The game's header from its ``meta`` rows; a file that isn't a banker game is said so."""
-    if meta.get("format") != FORMAT:
+    """The game's header from its ``meta`` rows; a file that isn't a banker game is said so.
+
+    A damaged header can't be repaired (nothing else says which game it is): the file is
+    refused, untouched. Format 1 files have no header checksum and are read as they are.
+    """
+    if meta.get("format") not in FORMATS:
         raise JournalError(f"The file {path} is not a banker game.")
+    if meta["format"] != FORMATS[0] and meta.get("header_crc") != _header_crc(meta):
+        raise JournalError(f"The game file {path} is damaged where it says which game it is "
+                           "(edition, players, seed), so it can't be read.")
     try:
         players = json.loads(meta["players"])
         options = json.loads(meta["options"])

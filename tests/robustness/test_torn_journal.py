@@ -379,3 +379,40 @@ def test_an_entry_number_out_of_step_is_damage(fast_tmp: Path) -> None:
     assert loaded.dropped == 1 and loaded.repaired_from is not None
     assert _entries(game)[:len(b.rows) - 1] == b.rows[:-1]
     assert all(s != last + 2 for s, _k, _b in _entries(game))
+
+
+def test_a_damaged_header_is_refused_untouched(fast_tmp: Path) -> None:
+    """A flipped bit in the header (found by the random cases above: 'jackpot' read as
+    'jaCkpot'; in the edition's stored rules it would change the game silently) is refused in
+    one sentence, and the file is left as it is: nothing else says which game it is."""
+    b = build(fast_tmp, "jackpot", "closed", random.Random(5))
+    game = b.snap / "g.sqlite"
+    db = sqlite3.connect(game)
+    db.execute("UPDATE meta SET value = replace(value, 'start_cash: 2000', 'start_cash: 3000') "
+                "WHERE key = 'edition_yaml'")
+    assert db.total_changes == 1
+    db.commit()
+    db.close()
+    before = game.read_bytes()
+    for read in (GameFile.open, GameFile.peek):
+        gf = GameFile(game)
+        with pytest.raises(JournalError) as exc:
+            read(gf)
+        gf.close()
+        assert_one_sentence(str(exc.value))
+        assert "damaged" in str(exc.value)
+    assert game.read_bytes() == before and not list(game.parent.glob("*.damaged*"))
+
+
+def test_a_format_1_game_without_a_header_checksum_still_opens(fast_tmp: Path) -> None:
+    b = build(fast_tmp, "voice-banking", "closed", random.Random(5))
+    game = b.snap / "g.sqlite"
+    db = sqlite3.connect(game)
+    db.execute("DELETE FROM meta WHERE key = 'header_crc'")
+    db.execute("UPDATE meta SET value = 'banker-journal-1' WHERE key = 'format'")
+    db.commit()
+    db.close()
+    gf = GameFile(game)
+    loaded = gf.open()
+    gf.close()
+    assert loaded.repaired_from is None and loaded.kept == sum(1 for _s, k, _b in b.rows if k != "note")
