@@ -103,7 +103,7 @@ def run_transcript(t: Transcript, recognize: Recognize | None = None,
         try:
             _run_step(session, step, recognize, heard_override)
         except Malformed as exc:
-            res.ok, res.malformed, res.error = False, True, f"{t.path}: {exc}"
+            res.ok, res.malformed, res.error = False, True, str(exc)
             break
         except Exception as exc:  # a bug fails the file, it doesn't crash replay
             res.ok = False
@@ -182,11 +182,11 @@ def replay_files(paths: list[Path], report: Path | None = None, out: TextIO | No
         if recognize is None and any(u.audio for s in t.steps for u in s.utterances):
             recognize = _speech_recognizer()
         r = run_transcript(t, recognize, out)
-        if r.malformed:
-            print(f"malformed: {t.path}: {r.error}", file=out)
         results.append(r)
-        status = "ok" if r.ok else ("malformed" if r.malformed else "FAILED")
-        print(f"{status}: {p} ({len(r.steps)} steps)", file=out)
+        if r.malformed:  # one line, naming the file once
+            print(f"malformed: {t.path}: {r.error}", file=out)
+        else:
+            print(f"{'ok' if r.ok else 'FAILED'}: {p} ({len(r.steps)} steps)", file=out)
     if report is not None:
         report.write_text(json.dumps({"files": [
             {"file": r.file, "ok": r.ok, "error": r.error, "steps": r.steps} for r in results

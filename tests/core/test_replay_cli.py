@@ -32,6 +32,7 @@ def test_malformed_transcript_exits_2_naming_file_and_line(name: str, needle: st
     r = replay(str(T / "malformed" / name))
     assert r.returncode == 2, r.stdout + r.stderr
     assert name in r.stdout and needle in r.stdout
+    assert r.stdout.count(name) == 1, r.stdout  # the file is named once
     assert "Traceback" not in r.stdout + r.stderr
 
 
