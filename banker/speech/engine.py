@@ -46,4 +46,9 @@ def make_engine(config: Mapping[str, Any], edition: Edition,
             if str(asr.get("on_missing_model", "fallback")) == "stop":
                 raise EngineError(f"{exc} Stopping, as asr.on_missing_model is stop.") from None
             notify(f"{exc} Using pocketsphinx instead.")
-    return PocketsphinxRecognizer(grammar, Tuning(denoise=str(asr.get("denoise", "auto"))))
+    first = PocketsphinxRecognizer(grammar, Tuning(denoise=str(asr.get("denoise", "auto"))))
+    if str(asr.get("second_ear") or "none") == "none":
+        return first
+    from banker.speech.moonshine_asr import with_second_ear  # onnxruntime only when asked for
+
+    return with_second_ear(first, grammar, asr, notify)

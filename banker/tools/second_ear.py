@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import re
 import resource
 import sys
 import time
@@ -34,8 +33,11 @@ from typing import Any, cast
 import numpy as np
 import yaml
 
+from banker.nlu.context import parse_context
+from banker.nlu.matcher import Recognized
 from banker.speech.base import Pcm, read_wav
-from banker.speech.grammar import Fsa, SpeechGrammar, minimal_dfa
+from banker.speech.context_grammar import ContextSpeechGrammar
+from banker.speech.grammar import SpeechGrammar
 from banker.speech.moonshine_asr import DOUBTED
 from banker.tools import clips
 
@@ -44,62 +46,18 @@ DEV_CONDITIONS = ("clean", "babble:10", "pink:10")
 
 
 # --- the benchmark's context as a word automaton -------------------------------------------
-class ContextGrammar:
-    """A Picovoice Rhino context (``[a, b]`` choices, ``$slot:name``) as the word automaton
-    and interpretation the adapters need. A stand-in for the project's own context compiler
-    (issue 10 item 1), kept small: one intent per expression list, slots as phrase lists."""
+class ContextGrammar(ContextSpeechGrammar):
+    """A Picovoice Rhino context compiled by the project's own compiler (``nlu.context``,
+    ``speech.context_grammar``), with the meaning the measurement scores: its slots."""
 
     def __init__(self, path: Path) -> None:
-        from banker.nlu.templates import Alt, Seq, Word
-
-        ctx = (yaml.safe_load(path.read_text(encoding="utf-8")) or {})["context"]
-        self.slots: dict[str, list[str]] = {k: [_norm(v) for v in vs]
-                                            for k, vs in ctx["slots"].items()}
-        self.intents: dict[str, Any] = {}
-        nodes: list[Any] = []
-        for intent, exprs in ctx["expressions"].items():
-            for expr in exprs:
-                items: list[Any] = []
-                for part in re.findall(r"\[[^\]]*\]|\$\w+:\w+|[^\s\[\]$]+", expr):
-                    if part.startswith("["):
-                        items.append(Alt(tuple(Word(_norm(c)) for c in part[1:-1].split(","))))
-                    elif part.startswith("$"):
-                        kind = part[1:].split(":")[0]
-                        items.append(Alt(tuple(Word(v) for v in self.slots[kind])))
-                    else:
-                        items.append(Word(_norm(part)))
-                nodes.append(Seq(tuple(items)))
-                self.intents[intent] = True
-        n, arcs, finals = minimal_dfa(nodes, cast(SpeechGrammar, None), "any")
-        fanout: dict[int, int] = {}
-        for s, _w, _d in arcs:
-            fanout[s] = fanout.get(s, 0) + 1
-        stop = {s: 1.0 / (fanout.get(s, 0) + 1) for s in finals}
-        self._fsa = Fsa(n, tuple((s, w, d, 1.0 / (fanout[s] + (s in finals)))
-                                 for s, w, d in arcs), frozenset(finals), 0, stop)
-        self.words = self._fsa.words
-        self.intent = next(iter(self.intents))
-        self._phrases = sorted(((v.split(), k) for k, vs in self.slots.items() for v in vs),
-                               key=lambda p: -len(p[0]))
-
-    def fsa(self, focus: str = "any") -> Fsa:
-        return self._fsa
-
-    def to_written(self, text: str) -> str:
-        return text
+        super().__init__(parse_context(yaml.safe_load(path.read_text(encoding="utf-8")), path.name))
+        self.intent = next(iter(self.context.intents))
 
     def meaning(self, text: str) -> tuple[tuple[str, str], ...]:
-        """Slots of a sentence, longest slot phrase first, left to right."""
-        words, i, found = text.split(), 0, {}
-        while i < len(words):
-            for phrase, slot in self._phrases:
-                if words[i:i + len(phrase)] == phrase and slot not in found:
-                    found[slot] = " ".join(phrase)
-                    i += len(phrase)
-                    break
-            else:
-                i += 1
-        return tuple(sorted(found.items()))
+        """Slots of a sentence (empty when it is no sentence of the context)."""
+        m = self.context.understand(text)
+        return tuple(sorted((k, str(v)) for k, v in m.slots.items())) if isinstance(m, Recognized) else ()
 
 
 def _norm(text: str) -> str:

@@ -3,7 +3,6 @@ the gate that asks it only when pocketsphinx is unsure (real pocketsphinx, real 
 
 from __future__ import annotations
 
-from importlib.util import find_spec
 from typing import Any
 
 import pytest
@@ -20,9 +19,6 @@ from banker.speech.moonshine_asr import (
     spoken_words,
 )
 from banker.tools import clips
-
-needs_moonshine = pytest.mark.skipif(find_spec("moonshine_cpp") is None,
-                                     reason="optional engine: pip install moonshine-cpp")
 
 
 @pytest.fixture(scope="module")
@@ -46,14 +42,12 @@ def test_snap_finds_the_nearest_command_and_keeps_chatter_far(vb_grammar: Speech
     assert far.distance > 0.35  # MoonshineRecognizer's default: no command at all
 
 
-@needs_moonshine
 def test_tokenizer_of_the_wheel() -> None:
     tokens = read_tokenizer(model_dir() / "tokenizer.bin")
     assert len(tokens) == 32000
     assert tokens[EOS] == b"</s>"
 
 
-@needs_moonshine
 def test_moonshine_hears_a_piper_command(moonshine: MoonshineRecognizer,
                                          vb_grammar: SpeechGrammar) -> None:
     pcm = clips.pad(clips.speech("pay rent on Park Place"))
@@ -63,7 +57,6 @@ def test_moonshine_hears_a_piper_command(moonshine: MoonshineRecognizer,
     assert heard.confidence > 0.8
 
 
-@needs_moonshine
 def test_second_ear_only_when_unsure_and_agreement_raises(
         recognizer: Any, moonshine: MoonshineRecognizer, vb_grammar: SpeechGrammar) -> None:
     pcm = clips.pad(clips.speech("buy Baltic Avenue"))
@@ -80,3 +73,14 @@ def test_second_ear_only_when_unsure_and_agreement_raises(
     assert both.text == first.text  # the second ear never changes the words
     assert both.confidence >= 0.97
     assert both.engine == "pocketsphinx+moonshine"
+
+
+def test_settings_put_the_second_ear_behind_pocketsphinx(vb_grammar: SpeechGrammar) -> None:
+    from banker.speech.engine import make_engine
+
+    said: list[str] = []
+    plain = make_engine({"asr": {}}, vb_grammar.edition, said.append, vb_grammar)
+    both = make_engine({"asr": {"second_ear": "moonshine"}}, vb_grammar.edition, said.append,
+                       vb_grammar)
+    assert not isinstance(plain, SecondEar) and isinstance(both, SecondEar)
+    assert said == []
