@@ -137,6 +137,11 @@ class VoiceLoop:
         elif isinstance(ev, SoundBack):
             self._back()
 
+    def stop(self) -> None:
+        """The phase is over (its own decision, e.g. "that's everyone"): the loop ends after
+        this event."""
+        self._ended = True
+
     def prompt(self) -> None:
         print(PROMPT, end="", file=self.out, flush=True)
 
