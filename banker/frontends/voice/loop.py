@@ -95,7 +95,7 @@ class VoiceLoop:
         try:
             self.phase.start(self)
             self.prompt()
-            self.listener = Listener(self.io.mic, self.io.player, self.io.beep,
+            self.listener = Listener(lambda: (self.io.mic, self.io.player), self.io.beep,
                                      self.io.recognizer(self.phase.edition), self.io.events.put,
                                      self.io.cleaner)
             self._run()
