@@ -35,6 +35,10 @@ class PulseDaemon:
         """Stop the daemon (the sound device "disappears"); the folder stays until ``stop``."""
         subprocess.run([self.exe, "-k"], env=self.env, capture_output=True, timeout=20)
 
+    def restart(self) -> None:
+        """Start the daemon again in the same folder (the sound server came back)."""
+        _launch(self.exe, self.runtime, self.env)
+
     def stop(self) -> None:
         """Stop the daemon and remove its runtime folder (safe after ``kill``)."""
         self.kill()
@@ -59,17 +63,21 @@ def start_pulse(base_env: Mapping[str, str]) -> PulseDaemon:
     env.pop("PULSE_SOURCE", None)
     daemon = PulseDaemon(exe, runtime, env)
     try:
-        _run([exe, "--daemonize=yes", "--exit-idle-time=-1", "--system=false", "-n",
-              "--load=module-null-sink sink_name=spk",
-              "--load=module-null-sink sink_name=micsrc",
-              "--load=module-native-protocol-unix"], env)
-        for _ in range(100):
-            if (runtime / "native").exists():
-                break
-            time.sleep(0.05)
-        _run(["pactl", "set-default-sink", "spk"], env)
-        _run(["pactl", "set-default-source", "micsrc.monitor"], env)
+        _launch(exe, runtime, env)
     except BaseException:
         daemon.stop()
         raise
     return daemon
+
+
+def _launch(exe: str, runtime: Path, env: Mapping[str, str]) -> None:
+    _run([exe, "--daemonize=yes", "--exit-idle-time=-1", "--system=false", "-n",
+          "--load=module-null-sink sink_name=spk",
+          "--load=module-null-sink sink_name=micsrc",
+          "--load=module-native-protocol-unix"], env)
+    for _ in range(100):
+        if (runtime / "native").exists():
+            break
+        time.sleep(0.05)
+    _run(["pactl", "set-default-sink", "spk"], env)
+    _run(["pactl", "set-default-source", "micsrc.monitor"], env)

@@ -290,3 +290,27 @@ def test_a_hung_sound_server_that_answers_again_brings_voice_back(daemon: PulseD
         assert g.end_input(timeout=30) == 0
     finally:
         g.close()
+
+
+def test_a_sound_server_that_starts_again_brings_voice_back(daemon: PulseDaemon,
+                                                           tmp_path: Path) -> None:
+    """The sound server dies (its streams end) and is started again: the devices are opened
+    afresh by themselves, the return is said once, and presses are listened to again."""
+    game = tmp_path / "g.sqlite"
+    g = PtyGame(["play", "--players", "cat,dog", "--game", str(game)], env=daemon.env)
+    try:
+        g.until_prompt(timeout=60)
+        time.sleep(3.0)
+        _stop_pulse(daemon)
+        g.until_line(lambda ln: "lost the sound device" in ln, timeout=20)
+        g.send("cat: pass go")  # typed lines meanwhile
+        g.until_line(lambda ln: "1,700" in ln, timeout=30)
+        daemon.restart()
+        seen = g.until_line(lambda ln: SOUND_BACK in ln, timeout=30)
+        seen += g.glance(2.0)
+        assert sum(SOUND_BACK in ln for ln in seen) == 1, seen
+        _silent_press_is_heard(g)
+        assert g.end_input(timeout=30) == 0
+    finally:
+        g.close()
+    assert state_json(game)["cash"]["cat"] == 1700

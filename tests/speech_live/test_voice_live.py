@@ -216,3 +216,75 @@ def test_the_beep_does_not_end_the_turn_when_the_microphone_hears_the_speaker(  
     table.out.wait_for(r"M1,500", start=mark, timeout=20)
     assert "say that again" not in table.out.getvalue()[mark:]
     assert table.close() == 0
+
+
+class Joiners:
+    """``join_by_voice`` on a thread, buttons through a pipe (as ``banker play`` runs it)."""
+
+    def __init__(self, tts: PiperTTS) -> None:
+        from banker.editions import load_edition
+        from banker.frontends import voice
+
+        self.out = Out()
+        r, self.w = os.pipe()
+        stdin = io.TextIOWrapper(io.FileIO(r, "r"), encoding="utf-8")
+        self.vio = open_voice(load_config(), stdin, self.out, tts=tts)
+        self.result: list[str] = []
+        self.thread = threading.Thread(target=lambda: self.result.append(
+            voice.join_by_voice(self.vio, load_edition("voice-banking"), self.out)), daemon=True)
+        self.thread.start()
+
+    def press(self, key: str) -> None:
+        os.write(self.w, f"{key}\n".encode())
+
+    def close(self) -> None:
+        os.close(self.w)
+        self.vio.close()
+
+
+def test_joining_warns_before_it_closes_and_a_late_third_player_still_sits(  # type: ignore[no-untyped-def]
+        sound_card: SoundCard, tts: PiperTTS) -> None:
+    """Issue 11, item 8: the window no longer closes without a word 5 s after the last join;
+    a third player pressing 6 s after the second joined is seated."""
+    j = Joiners(tts)
+    try:
+        j.out.wait_for(r"Who's playing\?")
+        j.press("1")
+        j.out.wait_for(r"Button 1, you're the T-Rex\.", timeout=15)
+        j.press("2")
+        j.out.wait_for(r"Button 2, you're the Racecar\.", timeout=15)
+        second = time.monotonic()
+        j.out.wait_for(r"Anyone else\? Starting in 3 seconds\.", timeout=10)
+        assert "Let's play" not in j.out.getvalue()
+        time.sleep(max(0.0, second + 6.0 - time.monotonic()))
+        j.press("3")
+        j.out.wait_for(r"Button 3, you're the [A-Za-z-]+\.", timeout=15)
+        j.thread.join(30)
+        assert len(j.result) == 1 and len(j.result[0].split(", ")) == 3, (j.result, j.out.getvalue())
+        text = j.out.getvalue()
+        assert text.index("Anyone else?") < text.index("Button 3") < text.index("Let's play")
+    finally:
+        j.close()
+
+
+def test_the_first_player_starts_the_game_by_saying_thats_everyone(  # type: ignore[no-untyped-def]
+        sound_card: SoundCard, tts: PiperTTS, said) -> None:
+    j = Joiners(tts)
+    try:
+        j.out.wait_for(r"Who's playing\?")
+        j.press("1")
+        j.out.wait_for(r"Button 1, you're the T-Rex\.", timeout=15)
+        j.press("2")
+        j.out.wait_for(r"Button 2, you're the Racecar\.", timeout=15)
+        j.press("1")  # the first player, again
+        time.sleep(0.35)
+        sound_card.speak_into_mic(said("that's everyone"))
+        spoken = time.monotonic()
+        j.thread.join(20)
+        assert j.result == ["trex, racecar"], j.out.getvalue()
+        assert time.monotonic() - spoken < 4.0  # at once, not when the window closed
+        assert "Anyone else?" not in j.out.getvalue()
+        assert "still the" not in j.out.getvalue()  # not taken for a change of token
+        assert "Let's play: T-Rex, Racecar." in j.out.getvalue()
+    finally:
+        j.close()

@@ -40,6 +40,8 @@ EVDEV_ECHO = 0.5  # s: a terminal key this soon after the same input-device key 
 WATCH_EVERY = 0.2  # s between looks at the sound devices
 STALL_GAP = 1.0  # s the watchdog's own wait may overrun before it counts as a stall of ours
 STALL_GRACE = 2.0  # s after a stall of ours for the devices to call back before judging them
+REOPEN_EVERY = 2.0  # s between tries to open the devices again after they ended
+MIC_START_GRACE = 3.0  # s a reopened microphone gets for its first callback before it is judged
 LOST_WAIT = 5.0  # s the exit waits for the last words when the sound device is gone
 
 
@@ -73,6 +75,7 @@ class VoiceIO:
     live_keys: Callable[[str], bool] = lambda _k: True
     sources: list[Buttons] = field(default_factory=list)
     recognizer_factory: Callable[[Edition], Recognizer] | None = None
+    reopen: Callable[[], tuple[AudioOut, AudioIn]] | None = None  # None: devices given, not opened
     _tts: Synthesizer | None = None
     _tts_error: BaseException | None = None
     _tts_ready: threading.Event = field(default_factory=threading.Event)
@@ -203,7 +206,7 @@ class VoiceIO:
         """
         def run() -> None:
             last = time.monotonic()
-            judge_from = last
+            judge_from = next_try = last
             while not self._closed.wait(every):
                 now = time.monotonic()
                 if now - last > every + STALL_GAP:
@@ -215,9 +218,32 @@ class VoiceIO:
                 gone = device_lost(self.player) or device_lost(self.mic)
                 if gone and not self.lost.is_set():
                     self.lose()
+                    next_try = now + REOPEN_EVERY
                 elif not gone and self.lost.is_set():
                     self.regain()
+                elif gone and self.reopen is not None and now >= next_try:
+                    next_try = now + REOPEN_EVERY
+                    if self._reopened():
+                        judge_from = time.monotonic() + MIC_START_GRACE
+                        self.regain()
         threading.Thread(target=run, name="sound-watchdog", daemon=True).start()
+
+    def _reopened(self) -> bool:
+        """Open the devices afresh (the sound server was restarted, the card plugged back in);
+        the dead ones are closed. False: still no sound."""
+        assert self.reopen is not None
+        try:
+            player, mic = self.reopen()
+        except AudioError:
+            return False
+        old = (self.player, self.mic)
+        self.player, self.mic = player, mic
+        self.speaker.player = player
+        for dev in old:
+            with contextlib.suppress(Exception):
+                dev.close()
+        trace("the sound devices were opened again")
+        return True
 
     def lose(self) -> None:
         """The sound device is gone: drop what is being said and heard, and tell the loop
@@ -315,12 +341,17 @@ def open_voice(config: dict[str, Any], stdin: TextIO, out: TextIO, *,
     from banker.speech import sfx
     from banker.speech.audio import open_audio
 
+    def reopen() -> tuple[AudioOut, AudioIn]:
+        return open_audio(config, 22050)
+
+    own = player is None or mic is None
     if player is None or mic is None:
         try:
-            player, mic = open_audio(config, 22050)
+            player, mic = reopen()
         except AudioError as exc:
             raise AudioUnavailable(str(exc)) from None
-    io = VoiceIO(config, player, mic, out, key_map(config), recognizer_factory=recognizer_factory)
+    io = VoiceIO(config, player, mic, out, key_map(config), recognizer_factory=recognizer_factory,
+                 reopen=reopen if own else None)
     io.load_tts_async(tts)
     io.beep = sfx.load("beep")
     audio = config.get("audio") or {}

@@ -62,11 +62,10 @@ class TurnHeard:
 class Listener:
     """Microphone frames -> end of speech -> recognised text, for one press at a time."""
 
-    def __init__(self, mic: AudioIn, player: AudioOut, beep: Pcm | None, recognizer: Recognizer,
-                 post: Callable[[TurnHeard], None],
+    def __init__(self, devices: Callable[[], tuple[AudioIn, AudioOut]], beep: Pcm | None,
+                 recognizer: Recognizer, post: Callable[[TurnHeard], None],
                  cleaner: Callable[[], LiveCleaner | None] = lambda: None) -> None:
-        self.mic = mic
-        self.player = player
+        self.devices = devices  # asked at each press: the devices may have been opened again
         self.beep = beep
         self.recognizer = recognizer
         self.post = post
@@ -74,6 +73,14 @@ class Listener:
 
     def start(self, listening: Listening) -> None:
         threading.Thread(target=self._run, args=(listening,), name="listener", daemon=True).start()
+
+    @property
+    def mic(self) -> AudioIn:
+        return self.devices()[0]
+
+    @property
+    def player(self) -> AudioOut:
+        return self.devices()[1]
 
     def _since(self, ls: Listening) -> float:
         """When the player's words may start: after the press, after his last sound.

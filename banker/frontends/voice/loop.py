@@ -95,7 +95,7 @@ class VoiceLoop:
         try:
             self.phase.start(self)
             self.prompt()
-            self.listener = Listener(self.io.mic, self.io.player, self.io.beep,
+            self.listener = Listener(lambda: (self.io.mic, self.io.player), self.io.beep,
                                      self.io.recognizer(self.phase.edition), self.io.events.put,
                                      self.io.cleaner)
             self._run()
@@ -136,6 +136,11 @@ class VoiceLoop:
             self._lost()
         elif isinstance(ev, SoundBack):
             self._back()
+
+    def stop(self) -> None:
+        """The phase is over (its own decision, e.g. "that's everyone"): the loop ends after
+        this event."""
+        self._ended = True
 
     def prompt(self) -> None:
         print(PROMPT, end="", file=self.out, flush=True)

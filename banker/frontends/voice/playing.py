@@ -71,6 +71,7 @@ class Playing:
         self.clock = PausableClock()
         session.clock = self.clock
         self.loop: VoiceLoop | None = None
+        self._farewell_said = False
         printed = session.on_say
 
         def on_say(text: str) -> None:
@@ -155,7 +156,8 @@ class Playing:
 
     def _farewell(self) -> None:
         line = farewell(self.session)
-        if line is not None:
+        if line is not None and not self._farewell_said:  # once, even if Ctrl-C comes after Ctrl-D
+            self._farewell_said = True
             print(f"\n{line}", file=self.out, flush=True)
             self.io.speaker.say(line)
 
