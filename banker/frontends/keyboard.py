@@ -41,7 +41,7 @@ def handle_line(line: str, session: Session, out: TextIO) -> None:
     parsed = parse_line(line, session)
     if parsed is None:
         if line.strip():
-            print("Start the line with your token, like: dog: buy Boardwalk", file=out, flush=True)
+            print(session.hint(), file=out, flush=True)
         return
     who, text = parsed
     who = session.seat(who)

@@ -100,3 +100,13 @@ def test_every_option_is_explained() -> None:
     bare = [f"{name} {opt.option_strings or opt.dest}" for name, p in sub.choices.items()
             for opt in p._actions if not opt.help]
     assert bare == []
+
+
+def test_keyboard_hint_names_a_token_that_is_playing(tmp_path: Path) -> None:
+    """A typed line with no token gets the hint, with a token at this table (no dog here)."""
+    r = subprocess.run([sys.executable, "-m", "banker", "play", "--keyboard", "--no-screen",
+                        "--players", "racecar,cat", "--game", str(tmp_path / "g.sqlite")],
+                       input="buy Boardwalk\n", capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "XDG_DATA_HOME": str(tmp_path)})
+    hint = [ln.removeprefix("> ") for ln in r.stdout.splitlines() if "Start the line with" in ln]
+    assert hint == ["Start the line with your token, like: racecar: buy Boardwalk"], r.stdout
