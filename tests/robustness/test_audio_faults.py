@@ -94,7 +94,7 @@ def test_sound_device_disappears_nothing_is_lost(daemon: PulseDaemon, tmp_path: 
         g.until_line(lambda ln: "passes GO" in ln or "passing GO" in ln, timeout=30)
         assert "1,700" in g.transcript[-1], g.transcript
         g.send("cat: what's my balance")
-        g.until_line(lambda ln: ln.startswith("Cat has"), timeout=30)
+        g.until_line(lambda ln: ln.startswith("The cat has"), timeout=30)
         assert "1,700" in g.transcript[-1], g.transcript
         view = state_json(game)  # read while the game runs
         assert view["cash"] == {"cat": 1700, "dog": 1700}
@@ -121,7 +121,7 @@ def test_sound_device_loss_is_announced_and_ctrl_d_ends_promptly(daemon: PulseDa
         g.send("dog: pass go")
         os.write(g.master, b"1")  # the button key: a bare press now (no auction: nothing happens)
         g.send("cat: what's my balance")
-        seen = g.until_line(lambda ln: ln.startswith("Cat") and "1,700" in ln, timeout=30)
+        seen = g.until_line(lambda ln: ln.startswith("The cat has") and "1,700" in ln, timeout=30)
         assert any("1,600" in ln for ln in seen), seen  # dog: paid 100, passed GO
         about_sound = _about_sound(seen + g.glance(2.0))
         assert len(about_sound) == 1, seen  # said once
