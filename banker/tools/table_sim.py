@@ -322,6 +322,7 @@ class GameResult:
     cash: dict[str, int] = field(default_factory=dict)
     error: str = ""
     seconds: float = 0.0
+    diverged: bool = False  # the honest players did something the naive ones wouldn't
 
     @property
     def exact(self) -> bool:
@@ -375,7 +376,10 @@ class Table:
                 return res
             if seen.auction:
                 self.wait_auction()
-            move = next_move(cmd, seen, self.result.naive, self.taps[cmd.player])
+            taps = self.taps[cmd.player]
+            move = next_move(cmd, seen, self.result.naive, taps)
+            if move != next_move(cmd, seen, True, taps):
+                self.result.diverged = True  # a naive player would do otherwise here
         return res
 
     def listen(self, said: tuple[str, ...]) -> None:
