@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from banker.tools import clips
+from banker.tools.clips import Voice
 from banker.tools.table_sim import Cmd, GameResult, Mode, Script, play_game
 
 EDITION = "voice-banking"
@@ -57,7 +58,8 @@ def said_street(name: str) -> str:
 
 
 def make_script(seed: int, n_commands: int = COMMANDS) -> Script:
-    """A game that makes sense in order, and the balances it should end with (typed)."""
+    """A game that makes sense in order (each command legal when its turn comes), with voices
+    and yes habits drawn for its players."""
     from banker.editions import load_edition
     from banker.interpreter.session import Session, VirtualClock
     from banker.tools.bench import pick_voice
@@ -66,27 +68,40 @@ def make_script(seed: int, n_commands: int = COMMANDS) -> Script:
     rng = random.Random(seed)
     players = rng.sample([t.id for t in ed.tokens], rng.choice((2, 3)))
     ref = Session(ed, players, seed=seed, clock=VirtualClock())
-    cmds: list[Cmd] = []
+    lines: list[tuple[str, str, dict[str, str]]] = []
     for _ in range(n_commands * 50):
-        if len(cmds) == n_commands:
+        if len(lines) == n_commands:
             break
         who = rng.choice(players)
-        intent = "buy" if not cmds else rng.choices(list(WEIGHTS), list(WEIGHTS.values()))[0]
+        intent = "buy" if not lines else rng.choices(list(WEIGHTS), list(WEIGHTS.values()))[0]
         filled = _fill(intent, who, players, ref, rng)
-        if filled is None:
-            continue
-        text, words = filled
+        if filled is not None:
+            ref.hear(who, filled[0], None)
+            lines.append((who, *filled))
+    voices = tuple(pick_voice(rng) for _ in players)
+    taps = tuple(rng.random() < 0.5 for _ in players)
+    return scripted(players, lines, voices, taps, seed)
+
+
+def scripted(players: Sequence[str], lines: Sequence[tuple[str, str, dict[str, str]]],
+             voices: Sequence[Voice], taps: Sequence[bool], seed: int = 0) -> Script:
+    """A script from (player, words, slot words) lines: what each line means and the cash it
+    should all end with come from typing the lines into a fresh game (the keyboard path)."""
+    from banker.editions import load_edition
+    from banker.interpreter.session import Session, VirtualClock
+
+    ref = Session(load_edition(EDITION), list(players), seed=seed, clock=VirtualClock())
+    cmds = []
+    for who, text, words in lines:
         ref.begin_step()
         ref.hear(who, text, None)
         step = ref.finish_step()
-        if step.refused or ref.pending is not None or step.intent != intent:
-            raise RuntimeError(f"the typed path does not take {text!r} from {who}")
-        cmds.append(Cmd(who, text, step.intent, tuple(sorted(
-            (k, v) for k, v in step.slots.items() if v is not None)), tuple(sorted(words.items()))))
-    voices = tuple(pick_voice(rng) for _ in players)
-    taps = tuple(rng.random() < 0.5 for _ in players)
+        if step.refused or ref.pending is not None or step.intent == "none":
+            raise ValueError(f"typed, {text!r} from {who} is not acted on at once")
+        slots = tuple(sorted((k, v) for k, v in step.slots.items() if v is not None))
+        cmds.append(Cmd(who, text, step.intent, slots, tuple(sorted(words.items()))))
     cash = tuple(sorted((t, p.cash) for t, p in ref.state.players.items()))
-    return Script(seed, tuple(players), voices, taps, tuple(cmds), cash)
+    return Script(seed, tuple(players), tuple(voices), tuple(taps), tuple(cmds), cash)
 
 
 def _fill(intent: str, who: str, players: list[str], ref: Any, rng: random.Random
