@@ -414,7 +414,7 @@ class Table:
         end = true_end(speech)
         max_s = self.playing.vad.max_seconds
         after = RELEASE_AFTER + 0.5 if self.mode == "release" else max_s + 1.0
-        pcm = clips.pad(speech[: int(end * RATE)], BEFORE, after)
+        pcm = clips.pad(speech, BEFORE, after)
         self._n += 1
         if self.condition != "clean":
             kind, snr = self.condition.split(":")
