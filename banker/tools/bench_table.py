@@ -2,7 +2,8 @@
 
 Each game is a script of short commands that make sense in order (buy streets, pay rent on
 them, pay each other, pass GO, ask balances and owners), two or three players, each with a
-dev-set voice (piper or espeak-ng, ``bench.pick_voice``) and a yes habit (a tap of the button
+dev-set voice (a piper variant for every third player, espeak-ng accents otherwise, as in the
+dev set) and a yes habit (a tap of the button
 or the word). The expected end is the same script *typed* into a fresh ``Session`` (the
 keyboard path: every command acted on as read). The game itself is played by voice through
 the live loop on a virtual clock (``table_sim``), once with honest players and once with naive
@@ -62,7 +63,7 @@ def make_script(seed: int, n_commands: int = COMMANDS) -> Script:
     and yes habits drawn for its players."""
     from banker.editions import load_edition
     from banker.interpreter.session import Session, VirtualClock
-    from banker.tools.bench import pick_voice
+    from banker.tools.bench import PIPER_VOICES, espeak_voices
 
     ed = load_edition(EDITION)
     rng = random.Random(seed)
@@ -78,7 +79,10 @@ def make_script(seed: int, n_commands: int = COMMANDS) -> Script:
         if filled is not None:
             ref.hear(who, filled[0], None)
             lines.append((who, *filled))
-    voices = tuple(pick_voice(rng) for _ in players)
+    # the dev set's families in its proportions (a third piper): in turn, not by chance,
+    # so that three games don't come out all espeak
+    voices = tuple(rng.choice(PIPER_VOICES) if (seed + j) % 3 == 0 else espeak_voices(rng)
+                   for j in range(len(players)))
     taps = tuple(rng.random() < 0.5 for _ in players)
     return scripted(players, lines, voices, taps, seed)
 
