@@ -181,6 +181,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         if args.cmd == "bench":
             from banker.tools.bench import run_bench
 
+            if args.games is not None and not args.table:
+                raise UsageError("--games goes with --table (games per condition).")
             if args.table:
                 from banker.tools.bench_table import run_table
 

@@ -94,3 +94,11 @@ def test_a_short_game_by_voice_ends_with_the_typed_balances() -> None:
     assert g.exact
     assert all(r.log and "heard" in r.log[0] for r in g.results)  # by voice, not typed
     assert time.monotonic() - t0 < 90
+
+
+def test_games_without_table_is_one_sentence(capsys) -> None:  # type: ignore[no-untyped-def]
+    from banker.cli import main
+
+    assert main(["bench", "--games", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "--games goes with --table" in err and "Traceback" not in err
