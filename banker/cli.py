@@ -76,7 +76,11 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--chatter", type=_count, help="chatter lines (default 300; 15 quick)")
     b.add_argument("--real", type=Path, metavar="DIR",
                    help="a real-speech set (recordings, labels, context, noise) instead")
-    b.add_argument("--full", action="store_true", help="with --real: every recording")
+    b.add_argument("--full", action="store_true",
+                   help="with --real: every recording; with --table: seven noise conditions")
+    b.add_argument("--table", action="store_true",
+                   help="whole games by voice at a simulated table, clean and in noise")
+    b.add_argument("--games", type=_count, help="with --table: games per condition (default 3)")
     b.add_argument("--files", type=_count, help="with --real: how many recordings (default 36)")
     return p
 
@@ -177,6 +181,12 @@ def _dispatch(args: argparse.Namespace) -> int:
         if args.cmd == "bench":
             from banker.tools.bench import run_bench
 
+            if args.games is not None and not args.table:
+                raise UsageError("--games goes with --table (games per condition).")
+            if args.table:
+                from banker.tools.bench_table import run_table
+
+                return run_table(args.games, args.full, out=args.out)
             if args.real is not None:
                 from banker.tools.bench_real import run_real
 

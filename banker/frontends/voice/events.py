@@ -41,4 +41,9 @@ class SoundBack:
     """The sound device answers again after it was given up for lost (posted by the watchdog)."""
 
 
-InputEvent = KeyInput | TypedInput | EndOfInput | SoundLost | SoundBack | TurnHeard
+@dataclass(frozen=True)
+class Wake:
+    """Time moved on (a virtual clock, on the simulated table): look at the timers again."""
+
+
+InputEvent = KeyInput | TypedInput | EndOfInput | SoundLost | SoundBack | Wake | TurnHeard

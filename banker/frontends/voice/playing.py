@@ -34,9 +34,11 @@ NOTHING_HEARD = "I didn't hear anything."  # a press, then silence, when no bare
 
 
 class PausableClock:
-    """The session's clock; it stands still while a player is talking."""
+    """The session's clock; it stands still while a player is talking. ``source`` is the
+    time it follows: the real one at the table, a virtual one on the simulated table."""
 
-    def __init__(self) -> None:
+    def __init__(self, source: Callable[[], float] = time.monotonic) -> None:
+        self._source = source
         self._offset = 0.0
         self._paused_at: float | None = None
         self._lock = threading.Lock()
@@ -45,30 +47,31 @@ class PausableClock:
         with self._lock:
             if self._paused_at is not None:
                 return self._paused_at - self._offset
-            return time.monotonic() - self._offset
+            return self._source() - self._offset
 
     def pause(self) -> None:
         with self._lock:
             if self._paused_at is None:
-                self._paused_at = time.monotonic()
+                self._paused_at = self._source()
 
     def resume(self) -> None:
         with self._lock:
             if self._paused_at is not None:
-                self._offset += time.monotonic() - self._paused_at
+                self._offset += self._source() - self._paused_at
                 self._paused_at = None
 
 
 class Playing:
     """One game at the table, by voice and by typed lines."""
 
-    def __init__(self, session: Session, io: VoiceIO, out: TextIO, *, warm_ahead: bool = True) -> None:
+    def __init__(self, session: Session, io: VoiceIO, out: TextIO, *, warm_ahead: bool = True,
+                 clock: PausableClock | None = None) -> None:
         self.session = session
         self.io = io
         self.out = out
         self.warm_ahead = warm_ahead
         self.vad = VadSettings.from_config(io.config.get("audio") or {})
-        self.clock = PausableClock()
+        self.clock = clock or PausableClock()
         session.clock = self.clock
         self.loop: VoiceLoop | None = None
         self._farewell_said = False
