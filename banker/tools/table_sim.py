@@ -115,12 +115,12 @@ def seen_after(session: Session, player: str, heard: str, tx_before: int,
                said: tuple[str, ...]) -> Seen:
     st, p = session.step, session.pending
     asked = p.kind if p is not None and player in p.asked else ""
-    cmd = p.command if p is not None and asked else None
+    cmd = getattr(p, "command", None) if asked else None  # the question kinds that hold one
     return Seen(
         heard, st.intent, _plain(st.slots), st.refused, len(session.history) > tx_before,
         asked, (cmd.name, _plain(cmd.intent.slots)) if cmd is not None else None,
-        p.slot if p is not None and asked == "slot" else "",
-        tuple((c.name, _plain(c.intent.slots)) for c in p.candidates) if p is not None and asked
+        str(getattr(p, "slot", "")) if asked == "slot" else "",
+        tuple((c.name, _plain(c.intent.slots)) for c in getattr(p, "candidates", ())) if asked
         else (), session.auction is not None, said)
 
 
