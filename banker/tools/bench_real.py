@@ -59,6 +59,11 @@ def _max_frame_energy(x: F64) -> float:
     return float((frames ** 2).sum(axis=1).max())
 
 
+def noise_scale(clean: F64, seg: F64, snr_db: float) -> float:
+    """The factor that puts the loudest frame of ``seg`` ``snr_db`` below that of ``clean``."""
+    return float(np.sqrt(_max_frame_energy(clean) / (_max_frame_energy(seg) * 10 ** (snr_db / 10))))
+
+
 def mix(clean: F64, noise: F64, snr_db: float, rng: np.random.Generator) -> Pcm:
     """The benchmark's mix: noise from a random offset, scaled so the loudest 2048-sample
     frame of speech stands ``snr_db`` above the loudest frame of that noise segment, and the
@@ -67,8 +72,7 @@ def mix(clean: F64, noise: F64, snr_db: float, rng: np.random.Generator) -> Pcm:
         noise = np.tile(noise, len(clean) // len(noise) + 2)
     start = int(rng.integers(0, len(noise) - len(clean)))
     seg = noise[start:start + len(clean)]
-    scale = np.sqrt(_max_frame_energy(clean) / (_max_frame_energy(seg) * 10 ** (snr_db / 10)))
-    noisy = clean + scale * seg
+    noisy = clean + noise_scale(clean, seg, snr_db) * seg
     noisy = noisy / (2 * np.max(np.abs(noisy)))
     out: Pcm = np.clip(np.round(noisy * 32767), -32768, 32767).astype(np.int16)
     return out
