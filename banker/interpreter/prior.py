@@ -8,8 +8,9 @@ rules would accept now (``legal``: who pressed, who owns what, the auction or qu
 The weight is a prior, never a filter, and it never acts by itself:
 - the best acoustic reading is what the banker acts on or confirms, legal or not ("buy
   Boardwalk" when Boardwalk is owned stays "buy Boardwalk" and is refused with its reason);
-- when another command is close to it (``CLOSE``), the banker asks between the two ("Boardwalk
-  or Park Place?"); the weight only decides which is named first;
+- when another command is close to it (``CLOSE``) and either is above the floor below which
+  speech is ignored, the banker asks between the two ("Boardwalk or Park Place?"); the weight
+  only decides which is named first;
 - the try before "Sorry?" counts as evidence for the same command heard again (``EARLIER``).
 """
 
@@ -19,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from banker.interpreter.hearing import Hearing, Legal
+from banker.interpreter.hearing import CONFIRM_FLOOR, Hearing, Legal
 from banker.nlu.matcher import Match, Recognized
 
 CLOSE = 0.6  # another command with this share of the best one's confidence is close
@@ -93,7 +94,8 @@ def weigh(top: Hearing, rs: Sequence[Reading], judge_one: Callable[[Recognized, 
     if top.decision == "accept" or not rs:
         return top
     pair = close_pair(rs)
-    if pair is not None and names([pair[0].match.slots, pair[1].match.slots]):
+    if (pair is not None and max(r.confidence for r in pair) >= CONFIRM_FLOOR
+            and names([pair[0].match.slots, pair[1].match.slots])):
         a = pair[0]
         cands = tuple(Recognized(r.match.intent, r.match.slots, 100 * r.confidence, 0.0,
                                  r.match.text) for r in pair)

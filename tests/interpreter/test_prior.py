@@ -160,3 +160,10 @@ def test_close_pair_orders_by_the_prior_only_when_close() -> None:
     pair = prior.close_pair([a, b])
     assert pair is not None and pair[0] is b
     assert prior.close_pair([a, _reading("Park Place", 0.3)]) is None
+
+
+def test_two_weak_readings_are_not_a_question() -> None:
+    """Below the floor where speech is ignored, two close readings are still "Sorry?"."""
+    s, said = _table(owned=None)
+    s.hear("racecar", "buy Boardwalk", 0.2, alternatives=(("buy Park Place", 0.19),))
+    assert s.pending is None and said[-1].startswith("Sorry"), said
