@@ -153,10 +153,11 @@ class Tuning:
     w_path: float = 0.749
     # n-best: when the winner is unsure (confidence below nbest_below), up to ``nbest`` other
     # written readings from the search's lattice go into ``Heard.alternatives`` (the
-    # interpreter weighs them with the game). The lattice costs 0.2-0.8 s on 2 cores, so a
-    # sure hearing never pays it. An alternative's confidence is the winner's times
-    # (its n-best score / the winner's) ** nbest_sharpness.
-    nbest: int = 3
+    # interpreter weighs them with the game). The lattice costs 0.2-0.8 s on 2 idle cores
+    # (several seconds when busy) and bought 1-2 of 105 commands on the dev set, so it is off
+    # (0) by default; a sure hearing never pays it. An alternative's confidence is the
+    # winner's times (its n-best score / the winner's) ** nbest_sharpness.
+    nbest: int = 0
     nbest_below: float = 0.85
     nbest_sharpness: float = 20.0
 

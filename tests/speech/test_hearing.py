@@ -83,13 +83,15 @@ def test_ambiguous_names_are_asked_about_or_settled_by_legality() -> None:
 
 # --- n-best alternatives from the real recogniser (issue 10 item 2) --------------------------
 
-def test_an_unsure_hearing_carries_other_readings_a_sure_one_none(recognizer: Any) -> None:
-    """espeak's "buy park place" is heard unsure ("buy park please"): the lattice's other
-    readings come with it, each weaker than the winner and different from it; piper's clear
-    clip pays for no lattice."""
+def test_an_unsure_hearing_carries_other_readings_a_sure_one_none(vb_grammar: Any) -> None:
+    """With n-best on, espeak's "buy park place" is heard unsure ("buy park please"): the
+    lattice's other readings come with it, each weaker than the winner and different from it;
+    piper's clear clip pays for no lattice."""
     from banker.interpreter.session import Session, VirtualClock
+    from banker.speech.pocketsphinx_asr import PocketsphinxRecognizer, Tuning
     from banker.tools import clips
 
+    recognizer = PocketsphinxRecognizer(vb_grammar, Tuning(nbest=3))
     unsure = recognizer.recognize(clips.pad(clips.speech("buy park place", clips.ESPEAK)), "any")
     assert unsure.confidence < recognizer.tuning.nbest_below, unsure
     assert unsure.alternatives, unsure
@@ -100,3 +102,10 @@ def test_an_unsure_hearing_carries_other_readings_a_sure_one_none(recognizer: An
     s = Session(load_edition("voice-banking"), ["racecar", "dog"], clock=VirtualClock())
     s.hear("racecar", unsure.text, unsure.confidence, unsure.alternatives)
     assert not s.history and s.pending is not None
+
+
+def test_n_best_is_off_by_default(recognizer: Any) -> None:
+    from banker.tools import clips
+
+    unsure = recognizer.recognize(clips.pad(clips.speech("buy park place", clips.ESPEAK)), "any")
+    assert unsure.confidence < recognizer.tuning.nbest_below and unsure.alternatives == ()
