@@ -30,6 +30,7 @@ class Hearing:
     slots: Mapping[str, Any] = field(default_factory=dict)
     confidence: float = 0.0  # 0-1
     candidates: tuple[Recognized, ...] = ()  # an ambiguous name: ask which
+    choose: bool = False  # two close readings of speech: ask between them ("X or Y?")
 
 
 class Utterance(Protocol):
@@ -47,6 +48,7 @@ class Said:
 
     text: str
     confidence: float | None
+    alternatives: tuple[tuple[str, float], ...] = ()  # other readings (n-best), best first
 
 
 Legal = Callable[[str, Mapping[str, Any]], bool]

@@ -9,8 +9,9 @@ is said while one is open.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from banker.interpreter.hearing import Hearing
 from banker.rules import Command, Intent, Line, Question
@@ -139,11 +140,16 @@ class UndoQuestion(Pending):
 
 def differing_names(cands: tuple[Command, ...]) -> list[str]:
     """The names that tell candidates apart ("Which one: Baltic Avenue or Park Place?")."""
+    return differing_slot_names([c.intent.slots for c in cands])
+
+
+def differing_slot_names(slots: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The names (string slot values) not shared by every one of ``slots``, in order."""
     names: list[str] = []
-    for c in cands:
-        for v in c.intent.slots.values():
+    for one in slots:
+        for v in one.values():
             if isinstance(v, str) and v not in names and not all(
-                    v in d.intent.slots.values() for d in cands):
+                    v in other.values() for other in slots):
                 names.append(v)
     return names
 

@@ -13,22 +13,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from banker.editions.model import Edition
-from banker.interpreter import questions, undo, wording
+from banker.interpreter import prior, questions, undo, wording
 from banker.interpreter.answers import Answers
 from banker.interpreter.auction import Auction, Auctions
 from banker.interpreter.betting import Betting
 from banker.interpreter.clock import Clock, RealClock, Timers, VirtualClock
 from banker.interpreter.hearing import Hearing, Said, Utterance, judge
 from banker.interpreter.policy import MONEY_REFUSALS, SESSION_INTENTS, Policy, in_hold, plain
-from banker.interpreter.questions import (
-    ANSWER_TIMEOUT,
-    Confirm,
-    Pending,
-    RuleQuestion,
-)
+from banker.interpreter.questions import ANSWER_TIMEOUT, Confirm, Pending, RuleQuestion
 from banker.interpreter.replies import Replies, load_replies
 from banker.ledger import Journal, JournalWriteError, Transaction
 from banker.nlu.matcher import Matcher
@@ -49,7 +45,6 @@ from banker.rules import (
     rules_for,
 )
 from banker.rules.events import VaultCodeSet
-from banker.rules.outcome import AllOf, Money
 from banker.rules.state import GameState
 
 # what callers import from here (tests: Session, VirtualClock, ANSWER_TIMEOUT)
@@ -94,6 +89,7 @@ class Session:
         self.answers = Answers(self)
         self.timers = Timers(self)
         self._repeat_buffer: list[str] = []
+        self._tries: dict[str, tuple[float, tuple[prior.Reading, ...]]] = {}  # before "Sorry?"
         self.step = Step()
         self.total = self.state.total_money() if edition.money_total is not None else None
 
@@ -211,28 +207,44 @@ class Session:
         """What ``heard`` (typed text, or a recogniser's ``Heard``) would be as a command of
         ``player`` (default: the first in turn order) now: accept, confirm or reject. Changes
         nothing (an open question is not considered)."""
-        text, confidence = (heard, None) if isinstance(heard, str) else (heard.text, heard.confidence)
-        who = self.seat(player) if player is not None else self.state.order[0]
-        return judge(self.matcher.match(text), confidence, self.policy.risk,
-                     lambda i, s: self.legal(who, i, s), requires=self.policy.requires)
+        return self._weigh(Said(heard, None) if isinstance(heard, str) else heard, player, ())[0]
 
-    def hear(self, player: str, text: str, confidence: float | None = None) -> None:
-        """An utterance after a press. ``confidence`` is the recogniser's (None: typed text)."""
+    def _weigh(self, heard: Utterance, player: str | None, earlier: tuple[prior.Reading, ...]
+               ) -> tuple[Hearing, tuple[prior.Reading, ...]]:
+        """The best reading's hearing, weighed with the others and the try before "Sorry?"."""
+        who = self.seat(player) if player is not None else self.state.order[0]
+        legal, text, conf = (lambda i, s: self.legal(who, i, s)), heard.text, heard.confidence
+        judged = partial(judge, risk_of=self.policy.risk, legal=legal, requires=self.policy.requires)
+        top = judged(self.matcher.match(text), conf)
+        if conf is None:
+            return top, ()
+        rs = prior.combine(earlier, prior.readings(
+            ((text, conf), *getattr(heard, "alternatives", ())), self.matcher.match, legal))
+        return prior.weigh(top, rs, judged, questions.differing_slot_names), rs
+
+    def hear(self, player: str, text: str, confidence: float | None = None,
+             alternatives: tuple[tuple[str, float], ...] = ()) -> None:
+        """An utterance after a press: the recogniser's confidence (None: typed text) and
+        other readings (``Heard.alternatives``)."""
         self.tick()
         player = self.seat(player)
         self.step.heard.append(text)
+        earlier = self._tries.pop(player, (0.0, ()))
         if (self.pending is not None and player in self.pending.asked
                 and self.answers.try_answer(player, text, confidence)):
             return
-        hearing = self.understand(Said(text, confidence), player)
+        hearing, rs = self._weigh(Said(text, confidence, alternatives), player, earlier[1]
+                                  if self.clock.now() - earlier[0] <= ANSWER_TIMEOUT else ())
         if hearing.decision == "reject":
             self.step.intent = "none"
             if (self.pending is not None and player in self.pending.asked and self.pending.lapses
                     and confidence is None):  # speech not understood changes nothing
                 self.pending = None
+            if confidence is not None:  # the next try counts this one too
+                self._tries[player] = (self.clock.now(), prior.remembered(rs))
             self.say("sorry")
             return
-        if hearing.decision == "confirm" and confidence is not None:
+        if hearing.decision == "confirm" and confidence is not None and not hearing.choose:
             questions.ask_confirm(self, player, hearing)
             return
         if hearing.candidates and len(hearing.candidates) > 1:
@@ -471,22 +483,11 @@ class Session:
 
     def announce_result(self) -> None:
         """A finished game's result: the ranking by the edition's measure, and the winner."""
-        self.say("game_over")
-        for place, (t, v) in enumerate(self.rules.ranking(self.state), start=1):
-            self.say("ranking_line", place=place, player=Who(t), amount=Money(v))
-        winners = self.state.winners
-        if len(winners) > 1:
-            self.say("winners_tie", players=AllOf(Who(w) for w in winners))
-        elif winners:
-            self.say("winner", player=Who(winners[0]))
+        wording.announce_result(self)
 
     def interrupted(self, note: str) -> None:
         """Say what a crash interrupted (from the journal's last open dialogue note)."""
-        if note.startswith("auction:"):
-            self.say("auction_interrupted", street=note.split(":", 1)[1])
-            return
-        self.say({"betting": "betting_interrupted",
-                  "question:undo": "undo_interrupted"}.get(note, "dialogue_interrupted"))
+        wording.interrupted(self, note)
 
     def finish_step(self) -> Step:
         """Close the current step; what was said becomes what "repeat" repeats."""

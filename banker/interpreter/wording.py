@@ -8,12 +8,16 @@ say; a command no sentence carries (an auction's sale) has its own short phrase.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from banker.interpreter.replies import Replies
 from banker.nlu.normalize import PLACEHOLDER
 from banker.nlu.templates import Grammar
 from banker.rules import Command, GameState, Line, Who
+from banker.rules.outcome import AllOf, Money
+
+if TYPE_CHECKING:
+    from banker.interpreter.session import Session
 
 # status questions about one pot ("what's in the vault") answer only that, not the ranking
 POTS = frozenset({"vault", "jackpot", "bank"})
@@ -66,3 +70,24 @@ def example_token(state: GameState, speaker: str | None = None) -> str:
     there is one (help and hints never name a token that isn't playing)."""
     seated = state.seated or list(state.order)
     return next((t for t in seated if t != speaker), seated[0] if seated else "")
+
+
+def announce_result(s: Session) -> None:
+    """A finished game's result: the ranking by the edition's measure, and the winner."""
+    s.say("game_over")
+    for place, (t, v) in enumerate(s.rules.ranking(s.state), start=1):
+        s.say("ranking_line", place=place, player=Who(t), amount=Money(v))
+    winners = s.state.winners
+    if len(winners) > 1:
+        s.say("winners_tie", players=AllOf(Who(w) for w in winners))
+    elif winners:
+        s.say("winner", player=Who(winners[0]))
+
+
+def interrupted(s: Session, note: str) -> None:
+    """Say what a crash interrupted (from the journal's last open dialogue note)."""
+    if note.startswith("auction:"):
+        s.say("auction_interrupted", street=note.split(":", 1)[1])
+        return
+    s.say({"betting": "betting_interrupted",
+           "question:undo": "undo_interrupted"}.get(note, "dialogue_interrupted"))

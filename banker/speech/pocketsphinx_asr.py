@@ -151,6 +151,15 @@ class Tuning:
     bias: float = 4.70  # logistic regression on 720 dev utterances (clean, 10 dB babble/pink)
     w_margin: float = 0.357
     w_path: float = 0.749
+    # n-best: when the winner is unsure (confidence below nbest_below), up to ``nbest`` other
+    # written readings from the search's lattice go into ``Heard.alternatives`` (the
+    # interpreter weighs them with the game). The lattice costs 0.2-0.8 s on 2 idle cores
+    # (several seconds when busy) and bought 1-2 of 105 commands on the dev set, so it is off
+    # (0) by default; a sure hearing never pays it. An alternative's confidence is the
+    # winner's times (its n-best score / the winner's) ** nbest_sharpness.
+    nbest: int = 0
+    nbest_below: float = 0.85
+    nbest_sharpness: float = 20.0
 
 
 def _config(dict_path: str, tuning: Tuning, extra: Mapping[str, Any] | None = None) -> Any:
@@ -310,7 +319,32 @@ class PocketsphinxRecognizer:
         word_scores = tuple(WordScore(_word(w[0]), conf, w[1] * FRAME_S, (w[2] + 1) * FRAME_S)
                             for w in words)
         text = self.grammar.to_written(" ".join(_word(w[0]) for w in words))
-        return Heard(text, conf, word_scores, self.engine, focus, time.perf_counter() - t0, details)
+        alts = self._alternatives(pcm, focus, text, conf) if conf < self.tuning.nbest_below else ()
+        return Heard(text, conf, word_scores, self.engine, focus, time.perf_counter() - t0, details,
+                     alts)
+
+    def _alternatives(self, pcm: Pcm, focus: str, text: str, conf: float
+                      ) -> tuple[tuple[str, float], ...]:
+        """Other written readings of the same audio in the focus's search, best first."""
+        if self.tuning.nbest <= 0:
+            return ()
+        self.decoder.activate_search(focus)
+        self._decode(pcm)
+        best: float | None = None
+        out: dict[str, float] = {}
+        for i, hyp in enumerate(self.decoder.nbest()):
+            if i >= 10 * self.tuning.nbest or len(out) >= self.tuning.nbest:
+                break
+            if hyp is None:
+                continue
+            said = [_word(w) for w in hyp.hypstr.split() if w not in FILLERS]
+            if not said or any(w in GARBAGE for w in said):
+                continue
+            best = hyp.score if best is None else best
+            written = self.grammar.to_written(" ".join(said))
+            if written != text and written not in out and best > 0 and hyp.score > 0:
+                out[written] = conf * min(1.0, hyp.score / best) ** self.tuning.nbest_sharpness
+        return tuple(out.items())
 
 
 def _edits(a: list[str], b: list[str]) -> int:

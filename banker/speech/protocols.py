@@ -45,6 +45,10 @@ class Heard:
     focus: str = "any"
     seconds: float = 0.0  # decoding time
     details: dict[str, float] = field(default_factory=dict)  # engine-specific scores
+    # other readings the engine found close (n-best), best first: (text, confidence as if it
+    # had won). Empty: none looked for, or none close. The interpreter weighs them with what
+    # the game makes likely (``interpreter.prior``).
+    alternatives: tuple[tuple[str, float], ...] = ()
 
 
 NOTHING = Heard("", 0.0)  # what a recogniser that failed, or heard no speech, reports

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from banker.editions import load_edition
 from banker.interpreter.hearing import (
     ACCEPT_MONEY,
     CONFIRM_FLOOR,
@@ -78,3 +79,33 @@ def test_ambiguous_names_are_asked_about_or_settled_by_legality() -> None:
     only_b = judge(amb, 0.99, risk, lambda _i, s: s.get("property") == "Pacific Avenue")
     assert only_b.slots == {"property": "Pacific Avenue"}
     assert judge(amb, 0.1, risk, legal).decision == "reject"
+
+
+# --- n-best alternatives from the real recogniser (issue 10 item 2) --------------------------
+
+def test_an_unsure_hearing_carries_other_readings_a_sure_one_none(vb_grammar: Any) -> None:
+    """With n-best on, espeak's "buy park place" is heard unsure ("buy park please"): the
+    lattice's other readings come with it, each weaker than the winner and different from it;
+    piper's clear clip pays for no lattice."""
+    from banker.interpreter.session import Session, VirtualClock
+    from banker.speech.pocketsphinx_asr import PocketsphinxRecognizer, Tuning
+    from banker.tools import clips
+
+    recognizer = PocketsphinxRecognizer(vb_grammar, Tuning(nbest=3))
+    unsure = recognizer.recognize(clips.pad(clips.speech("buy park place", clips.ESPEAK)), "any")
+    assert unsure.confidence < recognizer.tuning.nbest_below, unsure
+    assert unsure.alternatives, unsure
+    assert all(t != unsure.text and 0 <= c <= unsure.confidence for t, c in unsure.alternatives)
+    sure = recognizer.recognize(clips.pad(clips.speech("buy park place", clips.PIPER)), "any")
+    assert sure.confidence >= recognizer.tuning.nbest_below and sure.alternatives == (), sure
+    # and the session takes them as they come (nothing moves on an unsure hearing)
+    s = Session(load_edition("voice-banking"), ["racecar", "dog"], clock=VirtualClock())
+    s.hear("racecar", unsure.text, unsure.confidence, unsure.alternatives)
+    assert not s.history and s.pending is not None
+
+
+def test_n_best_is_off_by_default(recognizer: Any) -> None:
+    from banker.tools import clips
+
+    unsure = recognizer.recognize(clips.pad(clips.speech("buy park place", clips.ESPEAK)), "any")
+    assert unsure.confidence < recognizer.tuning.nbest_below and unsure.alternatives == ()

@@ -1,0 +1,169 @@
+"""What the game makes likely (issue 10 item 2): the prior weighs readings, never filters them.
+
+An illegal command heard clearly is still that command and refused with its reason; close
+readings are asked about ("Boardwalk or Park Place?"); the try before "Sorry?" counts again.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from banker.editions import load_edition
+from banker.interpreter import prior
+from banker.interpreter.hearing import Said
+from banker.interpreter.questions import Choose, Confirm
+from banker.interpreter.session import Session, VirtualClock
+
+VB = load_edition("voice-banking")
+
+
+def _table(owned: str | None = "Boardwalk") -> tuple[Session, list[str]]:
+    said: list[str] = []
+    s = Session(VB, ["racecar", "dog"], clock=VirtualClock(), on_say=said.append)
+    if owned is not None:
+        s.hear("dog", f"buy {owned}")  # typed: the dog owns it
+    said.clear()
+    return s, said
+
+
+# --- never a filter ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("conf,alt", [(0.97, 0.6), (0.97, 0.9), (0.6, 0.2), (0.95, 0.95)])
+def test_the_prior_never_turns_an_illegal_command_into_a_legal_one(conf: float, alt: float) -> None:
+    """ "buy Boardwalk" (owned by the dog) with "buy Park Place" (legal) as the runner-up: never
+    a purchase of Park Place without the player choosing it."""
+    s, said = _table()
+    s.hear("racecar", "buy Boardwalk", conf, alternatives=(("buy Park Place", alt),))
+    assert s.state.owner("Park Place") is None
+    assert s.state.owner("Boardwalk") == "dog"
+    p = s.pending
+    if p is None:  # acted on as heard: the rules refuse it, with their reason
+        assert s.step.refused and any("Boardwalk" in line for line in said), said
+    elif isinstance(p, Confirm):  # "Did you say buy Boardwalk?": the reading heard best
+        assert p.command.intent.get("property") == "Boardwalk", said
+    else:  # two close readings: asked between, the player decides
+        assert isinstance(p, Choose)
+        assert {c.intent.get("property") for c in p.candidates} == {"Boardwalk", "Park Place"}
+
+
+def test_a_clear_illegal_command_is_refused_with_its_reason() -> None:
+    """Heard clearly, the owned street stays the command: confirmed as itself (an illegal money
+    command is always read back first), then refused with the rules' reason."""
+    s, said = _table()
+    s.hear("racecar", "buy Boardwalk", 0.97, alternatives=(("buy Park Place", 0.4),))
+    assert isinstance(s.pending, Confirm), said
+    assert said == ["Did you say buy Boardwalk?"], said
+    s.begin_step()
+    s.press("racecar")
+    assert s.step.refused and s.pending is None
+    assert s.state.owner("Park Place") is None and s.state.owner("Boardwalk") == "dog"
+    assert "Boardwalk" in said[-1], said
+
+
+def test_understand_with_alternatives_changes_nothing() -> None:
+    s, said = _table()
+    before = s.state.view()
+    h = s.understand(Said("buy Boardwalk", 0.7, (("buy Park Place", 0.6),)), "racecar")
+    assert h.choose and {c.slots["property"] for c in h.candidates} == {"Boardwalk", "Park Place"}
+    assert s.state.view() == before and s.pending is None and not said
+
+
+# --- the choice question -------------------------------------------------------------------
+
+def test_two_close_readings_are_asked_between() -> None:
+    s, said = _table(owned=None)
+    s.hear("racecar", "buy Boardwalk", 0.7, alternatives=(("buy Park Place", 0.6),))
+    assert said == ["Boardwalk or Park Place?"], said
+    assert isinstance(s.pending, Choose) and not s.history
+    s.hear("racecar", "Park Place", 0.9)
+    assert s.state.owner("Park Place") == "racecar" and s.state.owner("Boardwalk") is None
+
+
+def test_the_legal_reading_is_named_first() -> None:
+    """Boardwalk is owned: the prior puts Park Place first, and still asks."""
+    s, said = _table()
+    s.hear("racecar", "buy Boardwalk", 0.7, alternatives=(("buy Park Place", 0.6),))
+    assert said == ["Park Place or Boardwalk?"], said
+    s.hear("racecar", "Boardwalk", 0.9)  # the player meant the owned one: read back first
+    assert said[-1] == "Did you say buy Boardwalk?", said
+    s.begin_step()
+    s.press("racecar")  # yes: refused, with the rules' reason
+    assert s.step.refused and "Boardwalk" in said[-1], said
+    assert s.state.owner("Boardwalk") == "dog" and s.state.owner("Park Place") is None
+
+
+def test_a_distant_runner_up_is_not_asked_about() -> None:
+    s, said = _table(owned=None)
+    s.hear("racecar", "buy Boardwalk", 0.7, alternatives=(("buy Park Place", 0.2),))
+    assert isinstance(s.pending, Confirm) and s.pending.command.intent.get("property") == "Boardwalk"
+    assert said == ["Did you say buy Boardwalk?"], said
+
+
+def test_readings_of_one_command_are_not_a_choice() -> None:
+    """ "buy Boardwalk" and "I buy Boardwalk" are one command: no "Boardwalk or Boardwalk?"."""
+    s, said = _table(owned=None)
+    s.hear("racecar", "buy Boardwalk", 0.7, alternatives=(("I buy Boardwalk", 0.69),))
+    assert isinstance(s.pending, Confirm), said
+
+
+# --- both tries count ----------------------------------------------------------------------
+
+def test_the_try_before_sorry_counts() -> None:
+    s, said = _table(owned=None)
+    s.hear("racecar", "buy Baltic Avenue", 0.25)
+    assert said == ["Sorry, say that again?"] or said[-1].startswith("Sorry"), said
+    s.hear("racecar", "buy Baltic Avenue", 0.25)  # alone: "Sorry?" again; with the first: asked
+    assert isinstance(s.pending, Confirm), said
+    assert s.pending.command.intent.get("property") == "Baltic Avenue"
+
+
+def test_a_single_weak_try_is_still_sorry() -> None:
+    s, said = _table(owned=None)
+    s.hear("racecar", "buy Baltic Avenue", 0.25)
+    s.hear("dog", "buy Baltic Avenue", 0.25)  # another player's try is not evidence for this one
+    assert s.pending is None and len(said) == 2 and all(x.startswith("Sorry") for x in said), said
+
+
+def test_an_old_try_does_not_count() -> None:
+    s, said = _table(owned=None)
+    s.hear("racecar", "buy Baltic Avenue", 0.25)
+    s.advance(30.0)
+    s.hear("racecar", "buy Baltic Avenue", 0.25)
+    assert s.pending is None and said[-1].startswith("Sorry"), said
+
+
+def test_typed_text_is_judged_alone() -> None:
+    s, _said = _table(owned=None)
+    h = s.understand("buy Boardwalk", "racecar")
+    assert (h.decision, h.intent, h.choose) == ("accept", "buy", False)
+
+
+# --- the pure parts ------------------------------------------------------------------------
+
+def _reading(street: str, conf: float, legal: bool = True) -> prior.Reading:
+    from banker.nlu.matcher import Recognized
+
+    return prior.Reading(Recognized("buy", {"property": street}, 100.0, 100.0, f"buy {street}"),
+                         conf, legal)
+
+
+def test_combine_counts_the_earlier_try_for_less() -> None:
+    now = (_reading("Boardwalk", 0.4),)
+    before = (_reading("Boardwalk", 0.4), _reading("Park Place", 0.3))
+    out = {r.match.slots["property"]: r.confidence for r in prior.combine(before, now)}
+    assert out["Boardwalk"] == pytest.approx(1 - 0.6 * 0.8)
+    assert out["Park Place"] == pytest.approx(0.15)
+
+
+def test_close_pair_orders_by_the_prior_only_when_close() -> None:
+    a, b = _reading("Boardwalk", 0.7, legal=False), _reading("Park Place", 0.6)
+    pair = prior.close_pair([a, b])
+    assert pair is not None and pair[0] is b
+    assert prior.close_pair([a, _reading("Park Place", 0.3)]) is None
+
+
+def test_two_weak_readings_are_not_a_question() -> None:
+    """Below the floor where speech is ignored, two close readings are still "Sorry?"."""
+    s, said = _table(owned=None)
+    s.hear("racecar", "buy Boardwalk", 0.2, alternatives=(("buy Park Place", 0.19),))
+    assert s.pending is None and said[-1].startswith("Sorry"), said
