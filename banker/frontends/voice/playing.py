@@ -203,7 +203,8 @@ class Playing:
                                           turn.decoded_at, heard.text))
         if heard.text.strip():
             print(f"({self.session.replies.name(token)}: {heard.text})", file=self.out, flush=True)
-            self._step(lambda: self.session.hear(token, heard.text, heard.confidence))
+            self._step(lambda: self.session.hear(token, heard.text, heard.confidence,
+                                                  heard.alternatives))
         else:
             self._step(lambda: self.session.say("sorry"))
         self._prompt()
