@@ -42,6 +42,7 @@ class Listening:
     # out differently ("dog" -> "yep" was measured), so joining, where a word is all there
     # is and 0.2 s doesn't matter, waits for the whole utterance.
     early_guess: bool = True
+    voice: str = ""  # the pressing player's speech start values (speaker_norm; "": none yet)
     _end: str | None = None
 
     def end(self, reason: str) -> None:
@@ -120,7 +121,8 @@ class Listener:
                 if guess is not None and guess.last_voiced == det.last_voiced:
                     heard = guess.result()  # nothing was said after the pause
                 else:
-                    heard = self.recognizer.recognize(decodable(utt, clean, True), ls.focus)
+                    heard = self.recognizer.recognize(decodable(utt, clean, True), ls.focus,
+                                                       ls.voice)
             except Exception:  # a recogniser hiccup is "sorry?", not a crash
                 heard = NOTHING
         trace(f"recognised {heard.text!r} ({heard.confidence:.2f}) in "
@@ -153,7 +155,7 @@ class Listener:
                     # A pause: maybe the end. Recognise what we have while the hang-over
                     # runs; if no more speech comes, the answer is ready when the turn ends.
                     guess = _Guess(self.recognizer, decodable(det.utterance(), clean, False),
-                                   ls.focus, det.last_voiced)
+                                   ls.focus, det.last_voiced, ls.voice)
         finally:
             self.mic.stop_listening()
         return clean, guess
@@ -174,7 +176,7 @@ class _Guess:
     """Recognition started early, at a pause, on a thread of its own."""
 
     def __init__(self, recognizer: Recognizer, audio: Pcm, focus: str,
-                 last_voiced: int | None) -> None:
+                 last_voiced: int | None, voice: str = "") -> None:
         self.last_voiced = last_voiced
         self._done = threading.Event()
         self._value: Heard = NOTHING
@@ -182,7 +184,7 @@ class _Guess:
 
         def run() -> None:
             try:
-                self._value = recognizer.recognize(audio, focus)
+                self._value = recognizer.recognize(audio, focus, voice)
             except BaseException as exc:  # re-raised where the result is used
                 self._error = exc
             finally:
