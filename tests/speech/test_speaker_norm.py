@@ -109,3 +109,21 @@ def test_old_game_files_have_no_voices(tmp_path: Path) -> None:
         assert again.open().voices == {"cat": "2,2,3,4,5,6,7,8,9,10,11,12,13"}
     finally:
         again.close()
+
+
+def test_start_values_cross_the_recognisers_process(recognizer) -> None:  # type: ignore[no-untyped-def]
+    from banker.config import load_config
+    from banker.editions import load_edition
+    from banker.speech.asr_process import ProcessRecognizer
+
+    start = from_details(recognizer.recognize(_clip("pay two hundred to the bank")).details)
+    rec = ProcessRecognizer(load_config(), load_edition("voice-banking"))
+    try:
+        assert rec.ready(60)
+        pcm = _clip("buy boardwalk")
+        there = rec.recognize(pcm, "any", start)
+        here = recognizer.recognize(pcm, "any", start)
+        assert from_details(there.details) == from_details(here.details) != start
+        assert from_details(rec.recognize(pcm).details) != from_details(there.details)
+    finally:
+        rec.close()
