@@ -259,8 +259,9 @@ class PocketsphinxRecognizer:
         """``speaker``: that player's start values (``speaker_norm``); "" for an utterance
         on its own (offline files, a player not heard yet)."""
         t0 = time.perf_counter()
-        self._start = speaker_norm.fmt(speaker_norm.parse(speaker)) if speaker else ""
         pcm = np.asarray(pcm, dtype=np.int16)
+        quiet = speaker_norm.quiet(pcm)  # a voice is learnt and used in a quiet room only
+        self._start = speaker_norm.fmt(speaker_norm.parse(speaker)) if speaker and quiet else ""
         if len(pcm) < RATE // 10:
             return Heard("", 0.0, engine=self.engine, focus=focus)
         if self.denoiser is not None and wanted(pcm, self.tuning.denoise,
@@ -316,7 +317,8 @@ class PocketsphinxRecognizer:
         if self.tuning.bestpath:
             post = min(s[4] for s in words)
             details["posterior"] = post
-        details.update(speaker_norm.to_details(self.decoder.get_cmn(False)))  # after this turn
+        if quiet:  # the mean after this turn, for the player's next one
+            details.update(speaker_norm.to_details(self.decoder.get_cmn(False)))
         word_scores = tuple(WordScore(_word(w[0]), conf, w[1] * FRAME_S, (w[2] + 1) * FRAME_S)
                             for w in words)
         text = self.grammar.to_written(" ".join(_word(w[0]) for w in words))

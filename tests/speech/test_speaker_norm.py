@@ -127,3 +127,14 @@ def test_start_values_cross_the_recognisers_process(recognizer) -> None:  # type
         assert from_details(rec.recognize(pcm).details) != from_details(there.details)
     finally:
         rec.close()
+
+
+def test_a_noisy_turn_is_heard_on_its_own(recognizer) -> None:  # type: ignore[no-untyped-def]
+    import numpy as np
+
+    start = from_details(recognizer.recognize(_clip("pay two hundred to the bank")).details)
+    noisy = clips.mix(_clip("buy boardwalk"), "babble", 10, np.random.default_rng(3))
+    alone = recognizer.recognize(noisy)
+    voiced = recognizer.recognize(noisy, "any", start)
+    assert (voiced.text, voiced.confidence) == (alone.text, alone.confidence)
+    assert from_details(voiced.details) == ""  # and it teaches nothing

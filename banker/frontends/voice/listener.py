@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from banker.frontends.voice.trace import T0, save_utterance, trace
+from banker.speech import speaker_norm
 from banker.speech.denoise import LiveCleaner
 from banker.speech.protocols import NOTHING, AudioIn, AudioOut, Heard, Pcm, Recognizer
 from banker.speech.vad import EndOfSpeech, Utterance, VadSettings, speech_only
@@ -122,7 +123,7 @@ class Listener:
                     heard = guess.result()  # nothing was said after the pause
                 else:
                     heard = self.recognizer.recognize(decodable(utt, clean, True), ls.focus,
-                                                       ls.voice)
+                                                       _voice(ls, utt))
             except Exception:  # a recogniser hiccup is "sorry?", not a crash
                 heard = NOTHING
         trace(f"recognised {heard.text!r} ({heard.confidence:.2f}) in "
@@ -155,7 +156,7 @@ class Listener:
                     # A pause: maybe the end. Recognise what we have while the hang-over
                     # runs; if no more speech comes, the answer is ready when the turn ends.
                     guess = _Guess(self.recognizer, decodable(det.utterance(), clean, False),
-                                   ls.focus, det.last_voiced, ls.voice)
+                                   ls.focus, det.last_voiced, _voice(ls, det.utterance()))
         finally:
             self.mic.stop_listening()
         return clean, guess
@@ -170,6 +171,12 @@ def decodable(utt: Utterance, clean: LiveCleaner | None, final: bool) -> Pcm:
     trace("noise filter: on")
     audio = clean.finish(len(utt.audio)) if final else clean.so_far(len(utt.audio))
     return speech_only(replace(utt, audio=audio))
+
+
+def _voice(ls: Listening, utt: Utterance) -> str:
+    """The player's start values, unless the room is noisy (judged on the raw audio: the
+    filtered audio would look quiet to the recogniser): in noise a turn is heard alone."""
+    return ls.voice if ls.voice and speaker_norm.quiet(speech_only(utt)) else ""
 
 
 class _Guess:
