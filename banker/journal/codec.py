@@ -20,6 +20,7 @@ FORMAT = "banker-journal-2"  # 2: the header carries its own checksum (``header_
 FORMATS = ("banker-journal-1", FORMAT)  # both are read; new and repaired files are written as 2
 HEADER_KEYS = ("format", "edition", "edition_yaml", "players", "options", "seed")
 KINDS = ("tx", "undo", "note")
+VOICE_NOTE = "voice:"  # a note "voice:<token>": that player's speech start values (opaque text)
 Row = tuple[int, str, str, str, float]  # seq, kind, body, crc, at
 
 
@@ -43,6 +44,7 @@ class Loaded:
     kept: int = 0  # journal entries (transactions and undos) kept
     undone_last: Transaction | None = None  # the last entry was an undo of this transaction
     damaged: bool = False  # ``peek`` found damage it did not repair
+    voices: dict[str, str] = field(default_factory=dict)  # token -> last stored voice values
 
 
 def crc(body: str) -> str:
@@ -150,6 +152,7 @@ def from_rows(header: Header, rows: list[Row]) -> Loaded:
     open_dialogue: str | None = None
     kept = 0
     undone_last: Transaction | None = None
+    voices: dict[str, str] = {}
     for seq, kind, body, _crc, _at in rows:
         data = json.loads(body)
         if kind == "tx":
@@ -170,5 +173,7 @@ def from_rows(header: Header, rows: list[Row]) -> Loaded:
                 open_dialogue = str(data.get("text", ""))
             elif data.get("kind") == "dialogue_closed":
                 open_dialogue = None
+            elif str(data.get("kind", "")).startswith(VOICE_NOTE):  # the latest one counts
+                voices[str(data["kind"])[len(VOICE_NOTE):]] = str(data.get("text", ""))
     return Loaded(header, [t for t in txs if t.seq not in undone], open_dialogue, kept=kept,
-                  undone_last=undone_last)
+                  undone_last=undone_last, voices=voices)

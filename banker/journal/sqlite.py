@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from banker.journal.codec import (
+    VOICE_NOTE,
     Header,
     Loaded,
     Row,
@@ -80,6 +81,7 @@ class GameFile:
         self._lock_fd: int | None = None
         self.db: sqlite3.Connection | None = None
         self._failed_write = False  # a write failed (disk full): the WAL may end in our scraps
+        self.voice_starts: dict[str, str] = {}  # per player, as stored (filled by ``open``)
 
     # --- locking ------------------------------------------------------------------------
     def lock(self) -> None:
@@ -147,6 +149,7 @@ class GameFile:
             damaged = bool(found.damage or found.dropped)
             loaded = self._repair(found) if damaged else from_rows(found.header, found.rows)
             self.db = self._connect()
+            self.voice_starts = dict(loaded.voices)
             if loaded.open_dialogue is not None:
                 # Said once, on this resume: the next resume must not say it again.
                 self.note("dialogue_closed", loaded.open_dialogue)
@@ -254,6 +257,12 @@ class GameFile:
         """Dialogue markers (not transactions): what a crash interrupted. Best effort."""
         with contextlib.suppress(JournalWriteError):
             self._write("note", note_body(kind, text))
+
+    def save_voice(self, player: str, values: str) -> None:
+        """A player's speech start values, kept with the game so a resume starts from them
+        (a note row: older bankers skip it). Best effort, as a note."""
+        self.note(VOICE_NOTE + player, values)
+        self.voice_starts[player] = values
 
     def close(self) -> None:
         if self.db is not None:

@@ -81,7 +81,8 @@ def _answer_requests(conn: Connection, config: dict[str, Any], edition: Edition)
             return
         warmed.add(msg.focus)
         try:
-            heard = engine.recognize(np.frombuffer(msg.audio, dtype=np.int16), msg.focus)
+            heard = engine.recognize(np.frombuffer(msg.audio, dtype=np.int16), msg.focus,
+                                      msg.speaker)
         except Exception as exc:
             conn.send(TranscribeFailed(f"{type(exc).__name__}: {exc}"))
             continue
@@ -125,25 +126,26 @@ class ProcessRecognizer:
                     return self._wait_ready()
             return bool(self._ready)
 
-    def recognize(self, pcm: Pcm, focus: str = "any") -> Heard:
+    def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "") -> Heard:
         with self._lock:
             if self._local is None and self._wait_ready():
                 try:
-                    self._conn.send(Transcribe(np.asarray(pcm, dtype=np.int16).tobytes(), focus))
+                    self._conn.send(Transcribe(np.asarray(pcm, dtype=np.int16).tobytes(), focus,
+                                                speaker))
                     answer: FromChild = self._conn.recv()
                     if isinstance(answer, Transcript):
                         return answer.heard
                     raise RuntimeError(getattr(answer, "error", repr(answer)))
                 except (EOFError, OSError, BrokenPipeError):
                     pass  # the child is gone: carry on here
-            return self._in_process(pcm, focus)
+            return self._in_process(pcm, focus, speaker)
 
-    def _in_process(self, pcm: Pcm, focus: str) -> Heard:
+    def _in_process(self, pcm: Pcm, focus: str, speaker: str = "") -> Heard:
         if self._local is None:
             from banker.speech.engine import make_engine
 
             self._local = make_engine(self.config, self.edition)
-        return self._local.recognize(np.asarray(pcm, dtype=np.int16), focus)
+        return self._local.recognize(np.asarray(pcm, dtype=np.int16), focus, speaker)
 
     def close(self) -> None:
         with contextlib.suppress(OSError):

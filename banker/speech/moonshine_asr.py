@@ -243,7 +243,7 @@ class MoonshineRecognizer:
         self.model = model or Moonshine(threads)
         self.last_transcript = ""  # the free text behind the last result (for measurements)
 
-    def recognize(self, pcm: Pcm, focus: str = "any") -> Heard:
+    def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "") -> Heard:
         t0 = time.perf_counter()
         pcm = np.asarray(pcm, dtype=np.int16)
         lo, hi = speech_span(pcm)  # untrimmed, silence around the speech often gives ""
@@ -297,8 +297,8 @@ class SecondEar:
         self.unsure, self.agreed, self.swap_below = unsure, agreed, swap_below
         self.engine = f"{first.engine}+{second.engine}"
 
-    def recognize(self, pcm: Pcm, focus: str = "any") -> Heard:
-        heard = self.first.recognize(pcm, focus)
+    def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "") -> Heard:
+        heard = self.first.recognize(pcm, focus, speaker)  # the speaker's values are the first's
         lo, hi = self.unsure
         if not heard.text or not lo <= heard.confidence < hi:
             return heard

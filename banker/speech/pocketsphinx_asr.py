@@ -25,7 +25,7 @@ import numpy as np
 import yaml
 
 from banker.paths import grammars_dir
-from banker.speech import denoise
+from banker.speech import denoise, speaker_norm
 from banker.speech.automata import Fsa
 from banker.speech.base import RATE, Heard, Pcm, WordScore, speech_span
 from banker.speech.denoise import BELOW_DB, wanted
@@ -213,6 +213,7 @@ class PocketsphinxRecognizer:
             os.unlink(path)
         self._searches: set[str] = set()
         self._cmn0 = self.decoder.get_cmn()
+        self._start = ""  # the speaker's cepstral mean for this turn ("" = the turn alone)
         self.denoiser = denoise.load(self.tuning.denoise)
         if self.tuning.word_loop:
             words = sorted(grammar.words)
@@ -252,15 +253,24 @@ class PocketsphinxRecognizer:
         # each utterance (and each pass over it) on its own: the feature pipeline restarted
         # (0.2 ms) and the cepstral mean set back, so nothing carries over from the last one;
         # set_cmn alone left state behind: the same clip decoded three times scored three ways
+        # a speaker's start values: live CMN from them (the whole short turn is normalised
+        # by that player's mean); none: the configured mode (batch: the turn's own mean)
+        mode = "live" if self._start else self.tuning.cmn
+        if self.decoder.config["cmn"] != mode:
+            self.decoder.config["cmn"] = mode
         self.decoder.reinit_feat()
-        self.decoder.set_cmn(self._cmn0)
+        self.decoder.set_cmn(self._start or self._cmn0)
         self.decoder.start_utt()
         self.decoder.process_raw(pcm.tobytes(), no_search=False, full_utt=True)
         self.decoder.end_utt()
 
-    def recognize(self, pcm: Pcm, focus: str = "any") -> Heard:
+    def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "") -> Heard:
+        """``speaker``: that player's start values (``speaker_norm``); "" for an utterance
+        on its own (offline files, a player not heard yet)."""
         t0 = time.perf_counter()
         pcm = np.asarray(pcm, dtype=np.int16)
+        quiet = speaker_norm.quiet(pcm)  # a voice is learnt and used in a quiet room only
+        self._start = speaker_norm.fmt(speaker_norm.parse(speaker)) if speaker and quiet else ""
         if len(pcm) < RATE // 10:
             return Heard("", 0.0, engine=self.engine, focus=focus)
         if self.denoiser is not None and wanted(pcm, self.tuning.denoise,
@@ -316,6 +326,8 @@ class PocketsphinxRecognizer:
         if self.tuning.bestpath:
             post = min(s[4] for s in words)
             details["posterior"] = post
+        if quiet:  # the mean after this turn, for the player's next one
+            details.update(speaker_norm.to_details(self.decoder.get_cmn(False)))
         word_scores = tuple(WordScore(_word(w[0]), conf, w[1] * FRAME_S, (w[2] + 1) * FRAME_S)
                             for w in words)
         text = self.grammar.to_written(" ".join(_word(w[0]) for w in words))

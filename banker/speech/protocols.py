@@ -59,8 +59,10 @@ class Recognizer(Protocol):
 
     engine: str
 
-    def recognize(self, pcm: Pcm, focus: str = "any") -> Heard:
-        """Recognise one utterance (16 kHz mono int16)."""
+    def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "") -> Heard:
+        """Recognise one utterance (16 kHz mono int16). ``speaker``: the pressing player's
+        start values (``speaker_norm``; "" = the utterance on its own). An engine that can't
+        use them ignores them."""
         ...
 
 
@@ -124,10 +126,11 @@ class EngineFailed:
 
 @dataclass(frozen=True)
 class Transcribe:
-    """Recognise ``audio`` (int16 bytes) for ``focus``."""
+    """Recognise ``audio`` (int16 bytes) for ``focus``, for ``speaker`` (start values)."""
 
     audio: bytes
     focus: str = "any"
+    speaker: str = ""
 
 
 @dataclass(frozen=True)

@@ -318,9 +318,9 @@ class _Serialised:
         self.engine = inner.engine
         self._lock = threading.Lock()
 
-    def recognize(self, pcm: Pcm, focus: str = "any") -> Heard:
+    def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "") -> Heard:
         with self._lock:
-            return self.inner.recognize(pcm, focus)
+            return self.inner.recognize(pcm, focus, speaker)
 
     def warm(self) -> None:
         """Decode a moment of room noise once per focus: a grammar is compiled on first use

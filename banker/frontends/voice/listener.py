@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from banker.frontends.voice.trace import T0, save_utterance, trace
+from banker.speech import speaker_norm
 from banker.speech.denoise import LiveCleaner
 from banker.speech.protocols import NOTHING, AudioIn, AudioOut, Heard, Pcm, Recognizer
 from banker.speech.vad import EndOfSpeech, Utterance, VadSettings, speech_only
@@ -42,6 +43,7 @@ class Listening:
     # out differently ("dog" -> "yep" was measured), so joining, where a word is all there
     # is and 0.2 s doesn't matter, waits for the whole utterance.
     early_guess: bool = True
+    voice: str = ""  # the pressing player's speech start values (speaker_norm; "": none yet)
     _end: str | None = None
 
     def end(self, reason: str) -> None:
@@ -120,7 +122,8 @@ class Listener:
                 if guess is not None and guess.last_voiced == det.last_voiced:
                     heard = guess.result()  # nothing was said after the pause
                 else:
-                    heard = self.recognizer.recognize(decodable(utt, clean, True), ls.focus)
+                    heard = self.recognizer.recognize(decodable(utt, clean, True), ls.focus,
+                                                       _voice(ls, utt))
             except Exception:  # a recogniser hiccup is "sorry?", not a crash
                 heard = NOTHING
         trace(f"recognised {heard.text!r} ({heard.confidence:.2f}) in "
@@ -153,7 +156,7 @@ class Listener:
                     # A pause: maybe the end. Recognise what we have while the hang-over
                     # runs; if no more speech comes, the answer is ready when the turn ends.
                     guess = _Guess(self.recognizer, decodable(det.utterance(), clean, False),
-                                   ls.focus, det.last_voiced)
+                                   ls.focus, det.last_voiced, _voice(ls, det.utterance()))
         finally:
             self.mic.stop_listening()
         return clean, guess
@@ -170,11 +173,17 @@ def decodable(utt: Utterance, clean: LiveCleaner | None, final: bool) -> Pcm:
     return speech_only(replace(utt, audio=audio))
 
 
+def _voice(ls: Listening, utt: Utterance) -> str:
+    """The player's start values, unless the room is noisy (judged on the raw audio: the
+    filtered audio would look quiet to the recogniser): in noise a turn is heard alone."""
+    return ls.voice if ls.voice and speaker_norm.quiet(speech_only(utt)) else ""
+
+
 class _Guess:
     """Recognition started early, at a pause, on a thread of its own."""
 
     def __init__(self, recognizer: Recognizer, audio: Pcm, focus: str,
-                 last_voiced: int | None) -> None:
+                 last_voiced: int | None, voice: str = "") -> None:
         self.last_voiced = last_voiced
         self._done = threading.Event()
         self._value: Heard = NOTHING
@@ -182,7 +191,7 @@ class _Guess:
 
         def run() -> None:
             try:
-                self._value = recognizer.recognize(audio, focus)
+                self._value = recognizer.recognize(audio, focus, voice)
             except BaseException as exc:  # re-raised where the result is used
                 self._error = exc
             finally:

@@ -20,6 +20,7 @@ from banker.app import farewell
 from banker.editions.model import Edition
 from banker.frontends.voice.devices import LOST_WAIT, AudioUnavailable, TurnTiming, VoiceIO
 from banker.frontends.voice.listener import Listening, TurnHeard
+from banker.frontends.voice.voices import PlayerVoices
 from banker.interpreter.session import Session, Step
 from banker.rules.events import CashMoved
 from banker.speech.buttons import ButtonEvent
@@ -74,6 +75,7 @@ class Playing:
         self.clock = clock or PausableClock()
         session.clock = self.clock
         self.loop: VoiceLoop | None = None
+        self.voices = PlayerVoices(session)  # each button is one person: learn that voice
         self._farewell_said = False
         printed = session.on_say
 
@@ -175,14 +177,15 @@ class Playing:
         return False
 
     def pressed_without_sound(self, key: str, token: str) -> None:
-        self._step(lambda: self.session.press(token))
+        self.voices.after(token, None, self._step(lambda: self.session.press(token)))
 
     def listening_for(self, token: str, ev: ButtonEvent) -> Listening:
         kind, who = self.session.expecting()
         settings = self.vad
         if kind in ("bid", "yes_no") and token in who:
             settings = replace(settings, no_speech_seconds=min(PRESS_WINDOW, settings.no_speech_seconds))
-        return Listening(token, ev.key, ev.source == "evdev", kind, settings, ev.time)
+        return Listening(token, ev.key, ev.source == "evdev", kind, settings, ev.time,
+                         voice=self.voices.start(token))
 
     def listening_started(self) -> None:
         self.clock.pause()
@@ -196,15 +199,18 @@ class Playing:
         if not turn.utterance.has_speech:
             # a bare press: a bid or a "yes" when one is due; otherwise the player pressed
             # and said nothing (or the microphone heard nothing), and is told so
-            if self._step(lambda: self.session.press(token)).intent == "none":
+            step = self._step(lambda: self.session.press(token))
+            self.voices.after(token, None, step)
+            if step.intent == "none":
                 self.session.on_say(NOTHING_HEARD)
             return
         self.io.timings.append(TurnTiming(token, turn.utterance.reason, ls.ended_at or 0.0,
                                           turn.decoded_at, heard.text))
         if heard.text.strip():
             print(f"({self.session.replies.name(token)}: {heard.text})", file=self.out, flush=True)
-            self._step(lambda: self.session.hear(token, heard.text, heard.confidence,
-                                                  heard.alternatives))
+            step = self._step(lambda: self.session.hear(token, heard.text, heard.confidence,
+                                                         heard.alternatives))
+            self.voices.after(token, heard, step)
         else:
             self._step(lambda: self.session.say("sorry"))
         self._prompt()
