@@ -199,12 +199,16 @@ class Answers:
     def decide_answer(self, p: RuleQuestion, cmd: Command) -> None:
         """Decide a rules question's completed command (``then`` with the answer filled in)."""
         s = self.session
+        if not p.lapses:
+            # open again before the refusal is said, so the journal never shows it closed
+            # (a kill between the refusal and the question again must still say "interrupted")
+            s.pending = p
         decided = s.decide(cmd)
         if decided is None:
             if not p.lapses:
-                s.pending = p  # never lapses: ask again
-                s.say_line(p.prompt())
+                s.say_line(p.prompt())  # never lapses: ask again
             return
+        s.pending = None
         s.apply(cmd, *decided)
 
     def reask(self, p: Pending) -> None:

@@ -136,6 +136,9 @@ class Session:
             return
         if old is not None and old.marked:
             self._closing = old.marker()
+        if value is not None and value.marked and self._closing == value.marker():
+            self._closing = None  # the same question again, nothing said between: still open
+            return
         if value is not None and (isinstance(value, RuleQuestion)
                                   or (self.auction is None and self.hold is None)):
             self._closing = None

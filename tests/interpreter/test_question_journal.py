@@ -1,0 +1,40 @@
+"""An open question is on disk whenever Mr. Monopoly speaks, so a kill at any word resumes
+with "the last question was interrupted" (a kill-loop seed found a wrong answer to a question
+that never lapses closing it in the journal until it was asked again)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from banker.editions import load_edition
+from banker.editions.loader import editions_dir
+from banker.interpreter.session import Session, VirtualClock
+from banker.journal import GameFile
+from banker.journal.sqlite import Header
+
+VB = load_edition("voice-banking")
+
+
+def test_a_wrong_answer_to_a_question_that_never_lapses_leaves_it_open_on_disk(
+        tmp_path: Path) -> None:
+    path = tmp_path / "game.sqlite"
+    gf = GameFile(path)
+    gf.create(Header(VB.id, (editions_dir() / "voice-banking.yaml").read_text(),
+                     ["racecar", "dog"], {}, 1))
+    on_disk: list[tuple[str, str | None]] = []  # each line said, with the journal's open dialogue
+
+    def said(text: str) -> None:
+        on_disk.append((text, GameFile(path).peek().open_dialogue))
+
+    s = Session(VB, ["racecar", "dog"], clock=VirtualClock(), journal=gf, on_say=said)
+    for player, line in [("racecar", "buy Baltic Avenue"), ("dog", "buy Park Place"),
+                         ("racecar", "pay 1439"), ("racecar", "pay rent on Park Place")]:
+        s.hear(player, line)
+    assert "give up" in on_disk[-1][0] and on_disk[-1][1] == "ask_give_up"
+    asked = len(on_disk)
+    s.hear("racecar", "New York Avenue")  # not racecar's: refused, and asked again
+    after = on_disk[asked:]
+    assert len(after) >= 2 and "give up" in after[-1][0], after
+    assert all(dialogue == "ask_give_up" for _text, dialogue in after), after
+    assert s.state.owner("Baltic Avenue") == "racecar"
+    gf.close()
