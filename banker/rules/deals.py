@@ -76,19 +76,17 @@ class DealRules(DebtRules):
         p, street = cmd.player, self.street(cmd)
         self.own(state, p, street)
         buyer = self.other_player(state, p, cmd.intent.get("player"))
-        n = self.amount(cmd)
-        self.afford(state, buyer, n)
-        ask = self.agreed(cmd, buyer, f"sell you {street} for {self.edition.fmt(n)}")
-        if ask is not None:
-            return ask
-        events = [*self.strip_hotels(state, street, p), *self.pay(buyer, p, n),
-                  OwnerChanged(street, buyer)]
-        return self.deal_done(Outcome(events=events).say(
-            "sold_street", player=Who(p), other=Who(buyer), street=street, amount=Money(n),
-            cash=Money(state.cash(p) + n), other_cash=Money(state.cash(buyer) - n)), buyer)
+        return self._street_for_cash(state, cmd, p, buyer, street, self.amount(cmd))
 
     def do_buy_from(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
         p, street = cmd.player, self.street(cmd)
+        seller = self._owner_of_street_asked(state, cmd, street)
+        return self._street_for_cash(state, cmd, seller, p, street, self.amount(cmd))
+
+    def _owner_of_street_asked(self, state: GameState, cmd: Command, street: str) -> str:
+        """The other player who owns ``street`` (and is the one named, if one was), for a
+        deal that takes it from them."""
+        p = cmd.player
         owner = state.owner(street)
         if owner is None:
             raise Refusal("no_owner_to_sell", street=street)
@@ -98,17 +96,27 @@ class DealRules(DebtRules):
         if named is not None and named != owner:
             raise Refusal("not_their_street", street=street, player=Who(str(named)),
                           owner=Who(owner))
-        seller = self.other_player(state, p, owner)
-        n = self.amount(cmd)
-        self.afford(state, p, n)
-        ask = self.agreed(cmd, seller, f"buy your {street} for {self.edition.fmt(n)}")
+        return self.other_player(state, p, owner)
+
+    def _street_for_cash(self, state: GameState, cmd: Command, seller: str, buyer: str,
+                         street: str, price: int) -> Outcome:
+        """``seller`` gives ``street`` to ``buyer`` for ``price``: one rule for "sell" and
+        "buy from", whichever of the two ``cmd.player`` is; the other one must agree."""
+        p = cmd.player
+        selling = p == seller
+        other = buyer if selling else seller
+        self.afford(state, buyer, price)
+        deal = f"sell you {street}" if selling else f"buy your {street}"
+        ask = self.agreed(cmd, other, f"{deal} for {self.edition.fmt(price)}")
         if ask is not None:
             return ask
-        events = [*self.strip_hotels(state, street, seller), *self.pay(p, seller, n),
-                  OwnerChanged(street, p)]
+        events = [*self.strip_hotels(state, street, seller), *self.pay(buyer, seller, price),
+                  OwnerChanged(street, buyer)]
+        after = {seller: state.cash(seller) + price, buyer: state.cash(buyer) - price}
         return self.deal_done(Outcome(events=events).say(
-            "bought_street", player=Who(p), other=Who(seller), street=street, amount=Money(n),
-            cash=Money(state.cash(p) - n), other_cash=Money(state.cash(seller) + n)), seller)
+            "sold_street" if selling else "bought_street", player=Who(p), other=Who(other),
+            street=street, amount=Money(price), cash=Money(after[p]),
+            other_cash=Money(after[other])), other)
 
     def do_trade(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
         """Street for street with the owner of the other one, who must agree. Mortgages go
@@ -116,16 +124,7 @@ class DealRules(DebtRules):
         p = cmd.player
         give, get = self.street(cmd, "give"), self.street(cmd, "get")
         self.own(state, p, give)
-        other = state.owner(get)
-        if other is None:
-            raise Refusal("no_owner_to_sell", street=get)
-        if other == p:
-            raise Refusal("own_street", street=get)
-        named = cmd.intent.get("player")
-        if named is not None and named != other:
-            raise Refusal("not_their_street", street=get, player=Who(str(named)),
-                          owner=Who(other))
-        self.other_player(state, p, other)
+        other = self._owner_of_street_asked(state, cmd, get)
         ask = self.agreed(cmd, other, f"trade {give} for your {get}")
         if ask is not None:
             return ask
