@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,15 @@ class Loaded:
     undone_last: Transaction | None = None  # the last entry was an undo of this transaction
     damaged: bool = False  # ``peek`` found damage it did not repair
     voices: dict[str, str] = field(default_factory=dict)  # token -> last stored voice values
+
+
+@dataclass
+class Entry:
+    """One journalled transaction, when it was written, and whether a later entry undid it."""
+
+    tx: Transaction
+    at: float
+    undone: bool = False
 
 
 def crc(body: str) -> str:
@@ -156,10 +166,7 @@ def from_rows(header: Header, rows: list[Row]) -> Loaded:
     for seq, kind, body, _crc, _at in rows:
         data = json.loads(body)
         if kind == "tx":
-            events = [event_from_json(e) for e in data["events"]]
-            txs.append(Transaction(data.get("player"), data.get("intent", ""), data.get("slots", {}),
-                                   events, list(data.get("said", [])),
-                                   list(data.get("participants", [])), seq))
+            txs.append(_transaction(seq, data))
             open_dialogue = None
             kept += 1
             undone_last = None
@@ -177,3 +184,36 @@ def from_rows(header: Header, rows: list[Row]) -> Loaded:
                 voices[str(data["kind"])[len(VOICE_NOTE):]] = str(data.get("text", ""))
     return Loaded(header, [t for t in txs if t.seq not in undone], open_dialogue, kept=kept,
                   undone_last=undone_last, voices=voices)
+
+
+def _transaction(seq: int, data: Any) -> Transaction:
+    """A ``tx`` row's decoded body as the transaction it stores (``tx_body`` read back)."""
+    events = [event_from_json(e) for e in data["events"]]
+    return Transaction(data.get("player"), data.get("intent", ""), data.get("slots", {}),
+                       events, list(data.get("said", [])), list(data.get("participants", [])), seq)
+
+
+def add_entries(entries: list[Entry], rows: Iterable[Row]) -> bool:
+    """Every transaction in order, undone ones kept and marked: the rows that follow
+    ``entries`` are added to them, and an undo marks its target there. True if a row was a
+    transaction or an undo.
+
+    For a reader beside a live game (the table screen): a damaged row is passed over, not
+    repaired (the next resume's repair deals with it), and dialogue notes change nothing.
+    """
+    changed = False
+    for seq, kind, body, _crc, at in rows:
+        try:
+            data = json.loads(body)
+            if kind == "tx":
+                entries.append(Entry(_transaction(seq, data), at))
+                changed = True
+            elif kind == "undo":
+                target = int(data["target"])
+                for e in entries:
+                    if e.tx.seq == target:
+                        e.undone = True
+                changed = True
+        except (ValueError, KeyError, TypeError, AttributeError):
+            continue
+    return changed

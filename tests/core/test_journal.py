@@ -14,6 +14,7 @@ from banker.editions import load_edition
 from banker.editions.loader import editions_dir
 from banker.interpreter.session import Session
 from banker.journal import GameFile, Header, JournalError, JournalLocked
+from banker.journal.codec import Entry, add_entries
 
 
 def new_game(path: Path, players: list[str] | None = None) -> tuple[GameFile, Session, list[str]]:
@@ -84,6 +85,29 @@ def test_undo_is_an_entry_of_its_own(tmp_path: Path) -> None:
     gf2, s2 = resume(path)
     assert s2.state.owner("Baltic Avenue") is None and s2.state.cash("racecar") == 1500
     gf2.close()
+
+
+def test_the_entries_in_order_keep_the_undone_ones_marked(tmp_path: Path) -> None:
+    """What the table screen reads: every transaction, an undone one marked (even when its
+    undo comes in a later read), damaged rows passed over; the unmarked ones are the resume's."""
+    path = tmp_path / "g.sqlite"
+    gf, s, _ = new_game(path)
+    s.hear("racecar", "buy Baltic Avenue")
+    s.hear("dog", "buy Park Place")
+    s.hear("dog", "undo")
+    gf.close()
+    rows = sqlite3.connect(path).execute(
+        "SELECT seq, kind, body, crc, at FROM entries ORDER BY seq").fetchall()
+    assert [r[1] for r in rows] == ["tx", "tx", "undo"]
+    entries: list[Entry] = []
+    assert add_entries(entries, rows[:2])
+    assert [(e.tx.seq, e.undone) for e in entries] == [(1, False), (2, False)]
+    assert add_entries(entries, [*rows[2:], (4, "tx", "{not json", "", 0.0)])
+    assert [(e.tx.seq, e.tx.intent, e.undone) for e in entries] == [(1, "buy", False), (2, "buy", True)]
+    assert [e.at for e in entries] == [r[4] for r in rows[:2]]
+    assert not add_entries(entries, [(5, "undo", "[]", "", 0.0), (6, "note", "{}", "", 0.0)])
+    assert len(entries) == 2 and entries[0].undone is False
+    assert [e.tx for e in entries if not e.undone] == GameFile(path).peek().transactions
 
 
 def test_second_player_on_the_same_file_is_refused(tmp_path: Path) -> None:
