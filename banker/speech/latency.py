@@ -20,18 +20,20 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from banker.speech.stand_ins import FedMic
 
 Pcm = npt.NDArray[np.int16]
 RATE = 16000
@@ -124,7 +126,7 @@ def true_end(pcm: Pcm, threshold: int = 600) -> float:
 # ------------------------------------------------------------------------------------------
 # stand-ins for the two physical ends (everything between them is the real code)
 
-class ClipMic:
+class ClipMic(FedMic):
     """A microphone that hears one clip, in real time, from when listening starts.
 
     ``end_of_speech`` is when the clip's last voiced sample was "heard"; ``on_speech_end``
@@ -132,21 +134,13 @@ class ClipMic:
     """
 
     def __init__(self) -> None:
-        self._q: queue.Queue[bytes] = queue.Queue()
+        super().__init__()
         self.clip: Pcm = np.zeros(0, dtype=np.int16)
         self.end_of_speech = 0.0
         self.on_speech_end: Callable[[], None] | None = None
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
 
-    def frames(self) -> queue.Queue[bytes]:
-        return self._q
-
-    def start_listening(self, since: float | None = None) -> None:
-        self._stop.set()  # a feeder still running from the last turn stops
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._feed, args=(self._stop,), daemon=True)
-        self._thread.start()
+    def _feeder(self, stop: threading.Event) -> Callable[[], None]:
+        return partial(self._feed, stop)
 
     def _feed(self, stop: threading.Event) -> None:
         pcm = self.clip
@@ -170,17 +164,6 @@ class ClipMic:
         while not stop.is_set():  # then the room is quiet
             time.sleep(FRAME / RATE)
             self._q.put(silence)
-
-    def stop_listening(self) -> None:
-        self._stop.set()
-        while True:
-            try:
-                self._q.get_nowait()
-            except queue.Empty:
-                break
-
-    def close(self) -> None:
-        self._stop.set()
 
 
 class TimedOut:

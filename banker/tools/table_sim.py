@@ -30,6 +30,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -43,6 +44,7 @@ from banker.frontends.voice.playing import PausableClock, Playing
 from banker.interpreter.session import Session
 from banker.speech.buttons import ButtonEvent
 from banker.speech.latency import true_end
+from banker.speech.stand_ins import FedMic
 from banker.tools import clips
 from banker.tools.clips import Voice
 
@@ -177,26 +179,19 @@ class VirtualTime:
             self._t += seconds
 
 
-class VirtualMic:
+class VirtualMic(FedMic):
     """One utterance's frames, as fast as the listener takes them (one frame in hand at a
     time, so the release comes exactly after the frame it follows)."""
 
     def __init__(self, clock: VirtualTime) -> None:
+        super().__init__(maxsize=1)
         self.clock = clock
-        self._q: queue.Queue[bytes] = queue.Queue(maxsize=1)
         self.audio = np.zeros(0, dtype=np.int16)
         self.release_at: int | None = None  # sample index; None: VAD ends the turn
         self.on_release: Callable[[], None] = lambda: None
-        self._stop = threading.Event()
 
-    def frames(self) -> queue.Queue[bytes]:
-        return self._q
-
-    def start_listening(self, since: float | None = None) -> None:
-        self._stop.set()
-        self._stop = threading.Event()
-        threading.Thread(target=self._feed, args=(self._stop, self.audio, self.release_at,
-                                                  self.on_release), daemon=True).start()
+    def _feeder(self, stop: threading.Event) -> Callable[[], None]:
+        return partial(self._feed, stop, self.audio, self.release_at, self.on_release)
 
     def _feed(self, stop: threading.Event, pcm: clips.Pcm, release_at: int | None,
               on_release: Callable[[], None]) -> None:
@@ -216,17 +211,6 @@ class VirtualMic:
                     time.sleep(0.002)  # the listener has this frame: now let go
                 on_release()
                 return
-
-    def stop_listening(self) -> None:
-        self._stop.set()
-        while True:
-            try:
-                self._q.get_nowait()
-            except queue.Empty:
-                break
-
-    def close(self) -> None:
-        self._stop.set()
 
 
 class VirtualOut:
