@@ -56,7 +56,11 @@ Legal = Callable[[str, Mapping[str, Any]], bool]
 # Thresholds on the combined confidence (0-1).
 ACCEPT_MONEY = 0.85  # act at once on a money command
 ACCEPT_LOW = 0.75  # act at once on a low-risk command (go to jail, undo, a guess)
-ACCEPT_SAFE = 0.70  # answer a query (harmless) at once
+# answer a query (harmless) at once: it moves nothing, so a wrong answer costs one sentence
+# and a "sorry?" a whole turn. 0.70 -> 0.60 on a dev set of its own seed (11; 500 commands,
+# 100 chatter lines): clean +9 of 500 commands acted on at once, chatter acted on 1 of 100
+# clean and 0 of 100 in 10 dB babble either way, no wrong money command
+ACCEPT_SAFE = 0.60
 CONFIRM_FLOOR = 0.30  # below this the utterance is ignored ("sorry?")
 ILLEGAL_FACTOR = 0.85  # a command the rules would refuse now: be surer before acting on it
 CLOSE_MARGIN = 8.0  # matcher points: a runner-up this close makes the reading less sure

@@ -41,6 +41,8 @@ JAIL = Recognized("go_to_jail", {}, 100.0, 100.0, "go to jail")
     (BUY, ACCEPT_MONEY - 0.05, "confirm"),  # money on an uncertain hearing: ask first
     (BUY, CONFIRM_FLOOR - 0.05, "reject"),  # chatter-like: ignore
     (BALANCE, 0.75, "accept"),  # a query is harmless: answer it
+    (BALANCE, 0.62, "accept"),  # ... sooner than a command that moves anything
+    (JAIL, 0.62, "confirm"),
     (BALANCE, 0.5, "reject"),  # never "did you say what's my balance?": just "sorry?"
     (BALANCE, 0.2, "reject"),
     (JAIL, 0.8, "accept"),
