@@ -178,6 +178,7 @@ class Playing:
 
     def pressed_without_sound(self, key: str, token: str) -> None:
         self.voices.after(token, None, self._step(lambda: self.session.press(token)))
+        self.voices.flush()  # no turn is listened to without sound: the next moment is now
 
     def listening_for(self, token: str, ev: ButtonEvent) -> Listening:
         kind, who = self.session.expecting()
@@ -189,6 +190,7 @@ class Playing:
 
     def listening_started(self) -> None:
         self.clock.pause()
+        self.voices.flush()  # the player is talking: the last turn's voice note costs nobody
 
     def heard(self, turn: TurnHeard) -> None:
         self.clock.resume()
