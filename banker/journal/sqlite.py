@@ -82,6 +82,7 @@ class GameFile:
         self.db: sqlite3.Connection | None = None
         self._failed_write = False  # a write failed (disk full): the WAL may end in our scraps
         self.voice_starts: dict[str, str] = {}  # per player, as stored (filled by ``open``)
+        self._voices_due: dict[str, str] = {}  # learnt, not yet on disk (``save_voice``)
 
     # --- locking ------------------------------------------------------------------------
     def lock(self) -> None:
@@ -233,19 +234,28 @@ class GameFile:
             _fsync_dir(self.path.parent)
 
     # --- writing ------------------------------------------------------------------------
-    def _write(self, kind: str, body: dict[str, Any]) -> int:
+    def _write(self, kind: str | None, body: dict[str, Any]) -> int:
+        """One commit: the entry (none for ``kind`` None) after any voice notes still due,
+        which ride along at no extra fsync. Returns the last row's seq."""
         if self.db is None:
             raise JournalWriteError("journal_error")
-        text, checksum = encode(body)
+        due = [("note", note_body(VOICE_NOTE + p, v)) for p, v in self._voices_due.items()]
+        entries = due + ([(kind, body)] if kind is not None else [])
+        now = time.time()
         try:
             with self.db:
                 self.db.execute("BEGIN IMMEDIATE")
-                cur = self.db.execute("INSERT INTO entries (kind, body, crc, at) VALUES (?, ?, ?, ?)",
-                                      (kind, text, checksum, time.time()))
-            return int(cur.lastrowid or 0)
+                seq = 0
+                for k, b in entries:
+                    cur = self.db.execute(
+                        "INSERT INTO entries (kind, body, crc, at) VALUES (?, ?, ?, ?)",
+                        (k, *encode(b), now))
+                    seq = int(cur.lastrowid or 0)
         except sqlite3.Error as exc:
             self._failed_write = True
             raise JournalWriteError("disk_full" if _is_full(exc) else "journal_error") from None
+        self._voices_due.clear()
+        return seq
 
     def append(self, tx: Transaction) -> int:
         return self._write("tx", tx_body(tx))
@@ -260,12 +270,22 @@ class GameFile:
 
     def save_voice(self, player: str, values: str) -> None:
         """A player's speech start values, kept with the game so a resume starts from them
-        (a note row: older bankers skip it). Best effort, as a note."""
-        self.note(VOICE_NOTE + player, values)
+        (a note row: older bankers skip it). Not written now: this comes right after a reply
+        is queued, and a commit of its own is an fsync on the way to that reply's first
+        sample. The note goes with the journal's next write, or ``flush_voices`` (the voice
+        front end calls it once the next turn is being listened to), or ``close``."""
         self.voice_starts[player] = values
+        self._voices_due[player] = values
+
+    def flush_voices(self) -> None:
+        """Write the voice notes still due, now (one commit). Best effort, as a note."""
+        if self._voices_due and self.db is not None:
+            with contextlib.suppress(JournalWriteError):
+                self._write(None, {})
 
     def close(self) -> None:
         if self.db is not None:
+            self.flush_voices()
             with contextlib.suppress(sqlite3.Error):  # a failed final checkpoint: the WAL keeps all
                 self.db.close()
             self.db = None

@@ -153,8 +153,9 @@ class Tuning:
     w_path: float = 0.749
     # n-best: when the winner is unsure (confidence below nbest_below), up to ``nbest`` other
     # written readings from the search's lattice go into ``Heard.alternatives`` (the
-    # interpreter weighs them with the game). The lattice costs 0.2-0.8 s on 2 idle cores
-    # (several seconds when busy) and bought 1-2 of 105 commands on the dev set, so it is off
+    # interpreter weighs them with the game). Building the lattice costs 0.2-3.7 s per unsure
+    # clip on 2 loaded cores (1.5 times a plain decode; the first pass's lattice is used, no
+    # second decode) and bought 1-2 of 105 commands on the dev set, so it is off
     # (0) by default; a sure hearing never pays it. An alternative's confidence is the
     # winner's times (its n-best score / the winner's) ** nbest_sharpness.
     nbest: int = 0
@@ -331,17 +332,19 @@ class PocketsphinxRecognizer:
         word_scores = tuple(WordScore(_word(w[0]), conf, w[1] * FRAME_S, (w[2] + 1) * FRAME_S)
                             for w in words)
         text = self.grammar.to_written(" ".join(_word(w[0]) for w in words))
-        alts = self._alternatives(pcm, focus, text, conf) if conf < self.tuning.nbest_below else ()
+        alts = self._alternatives(focus, text, conf) if conf < self.tuning.nbest_below else ()
         return Heard(text, conf, word_scores, self.engine, focus, time.perf_counter() - t0, details,
                      alts)
 
-    def _alternatives(self, pcm: Pcm, focus: str, text: str, conf: float
-                      ) -> tuple[tuple[str, float], ...]:
-        """Other written readings of the same audio in the focus's search, best first."""
+    def _alternatives(self, focus: str, text: str, conf: float) -> tuple[tuple[str, float], ...]:
+        """Other written readings of the same audio in the focus's search, best first.
+
+        From the first pass's lattice: each search keeps its last utterance (the FSG search's
+        history) until it decodes again, and the phone loop decoded with its own search, so
+        the focus's search is made current again and asked, with no second decode."""
         if self.tuning.nbest <= 0:
             return ()
         self.decoder.activate_search(focus)
-        self._decode(pcm)
         best: float | None = None
         out: dict[str, float] = {}
         for i, hyp in enumerate(self.decoder.nbest()):

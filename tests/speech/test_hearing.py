@@ -106,6 +106,30 @@ def test_an_unsure_hearing_carries_other_readings_a_sure_one_none(vb_grammar: An
     assert not s.history and s.pending is not None
 
 
+def test_n_best_reads_the_first_pass_and_decodes_no_more(vb_grammar: Any) -> None:
+    """The alternatives come from the grammar pass's own lattice: an unsure hearing with n-best
+    on decodes as often as with it off (the grammar pass and the phone loop), and the same
+    audio gives the same readings every time."""
+    from banker.speech.pocketsphinx_asr import PocketsphinxRecognizer, Tuning
+    from banker.tools import clips
+
+    recognizer = PocketsphinxRecognizer(vb_grammar, Tuning(nbest=3))
+    passes: list[int] = []
+    decode = recognizer._decode
+
+    def counted(pcm: Any) -> None:
+        passes.append(len(pcm))
+        decode(pcm)
+
+    recognizer._decode = counted  # type: ignore[method-assign]
+    pcm = clips.pad(clips.speech("pay rent on park place", clips.ESPEAK))
+    first = recognizer.recognize(pcm, "any")
+    assert first.confidence < recognizer.tuning.nbest_below and first.alternatives, first
+    assert len(passes) == 2, passes  # no second decode for the lattice
+    again = recognizer.recognize(pcm, "any")
+    assert again.alternatives == first.alternatives and len(passes) == 4
+
+
 def test_n_best_is_off_by_default(recognizer: Any) -> None:
     from banker.tools import clips
 

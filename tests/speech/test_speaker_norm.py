@@ -111,6 +111,36 @@ def test_old_game_files_have_no_voices(tmp_path: Path) -> None:
         again.close()
 
 
+def test_a_voice_note_is_not_committed_on_the_replys_way(tmp_path: Path) -> None:
+    """Learnt right after a reply is queued, a voice waits for the journal's next write (or a
+    flush, made while the next turn is listened to): no fsync of its own before the reply's
+    first sample, and a kill loses at most the latest turn's values."""
+    path = tmp_path / "game.sqlite"
+    game = start_game("voice-banking", "cat dog", [], path, False, lambda _t: None,
+                      lambda _e: "")
+    s, gf = game.session, game.file
+    one, two, three = (",".join([str(n)] * 13) for n in (1, 2, 3))
+    try:
+        gf.save_voice("cat", one)
+        assert GameFile(path).peek().voices == {}  # nothing committed yet
+        assert gf.voice_starts == {"cat": one}  # but used from now on
+        PlayerVoices(s).flush()  # the next turn is being listened to
+        assert GameFile(path).peek().voices == {"cat": one}  # on disk, with the game still open
+        gf.save_voice("cat", two)
+        gf.save_voice("dog", three)
+        before = len(GameFile(path).peek().transactions)
+        s.begin_step()
+        s.hear("cat", "pay two hundred to the bank", None)  # typed: a transaction, written now
+        s.finish_step()
+        on_disk = GameFile(path).peek()
+        assert len(on_disk.transactions) == before + 1  # the transaction still on disk at once
+        assert on_disk.voices == {"cat": two, "dog": three}  # the notes went with it
+        gf.save_voice("dog", one)
+    finally:
+        gf.close()  # closing writes what is still due
+    assert GameFile(path).peek().voices == {"cat": two, "dog": one}
+
+
 def test_start_values_cross_the_recognisers_process(recognizer) -> None:  # type: ignore[no-untyped-def]
     from banker.config import load_config
     from banker.editions import load_edition

@@ -27,9 +27,9 @@ def test_measure_times_both_ends_of_turn_and_the_start(tts: PiperTTS) -> None:
     understood = [t for t in report.turns if t["heard"] == t["text"].lower()]
     assert understood, report.turns
     for t in understood:
-        # 0.15 s: a cached opening plus the journal's commit (fsync); rendering the phrase with
-        # piper would take longer. 0.1 s failed once in CI at 0.102 s with per-player voice notes.
-        assert t["first_audio"] - t["decoded"] < 0.15, (t["text"], t["mode"], report.turns)
+        # 0.1 s: a cached opening (rendering the phrase with piper would take longer); the
+        # per-player voice note is no longer committed on this path (written at the next press)
+        assert t["first_audio"] - t["decoded"] < 0.1, (t["text"], t["mode"], report.turns)
     assert report.cold_start_s is not None and report.cold_start_s < 10
     assert report.rss_mb is not None and report.rss_mb < 400
     assert "cold start" in report.table()

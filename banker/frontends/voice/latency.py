@@ -25,7 +25,7 @@ import numpy as np
 from banker.frontends.voice.devices import VoiceIO
 from banker.frontends.voice.events import EndOfInput, KeyInput
 from banker.frontends.voice.loop import VoiceLoop
-from banker.frontends.voice.playing import Playing
+from banker.frontends.voice.playing import Playing, seated_openings
 from banker.speech.latency import (
     DEFAULT_COMMANDS,
     QUICK,
@@ -148,13 +148,13 @@ def _warm_now(voice: Synthesizer, playing: Playing, warm: str) -> None:
     session = playing.session
     whole, cues = fixed_lines(dict(session.replies.templates))
     ed = session.edition
-    seated = [session.replies.name(t) for t in session.state.order]
+    seated = seated_openings(session)
     names = seated + [t.name for t in ed.tokens] + [s.name for s in ed.streets]
     voice.add_fixed(whole, list(cues) + names)
     if warm == "all":
         voice.warm([p for p in voice.fixed if len(p) <= 40])
     else:
-        voice.warm(seated + [f"{n}," for n in seated] + sorted(cues))
+        voice.warm(seated + sorted(cues))
 
 
 class _NullText(io.StringIO):

@@ -53,7 +53,8 @@ class Phase(Protocol):
     def listening_for(self, token: str, ev: ButtonEvent) -> Listening:
         """A new listening for a press (focus, end-of-speech settings)."""
 
-    def listening_started(self) -> None: ...
+    def listening_started(self) -> None:
+        """The listener runs (the player is talking): slow work costs nobody now."""
 
     def heard(self, turn: TurnHeard) -> None:
         """A turn ended (``turn.listening.cut_off``: the sound went away during it)."""
@@ -182,10 +183,10 @@ class VoiceLoop:
             self.waiting.append(ev)  # another player, or a new turn after this one
             return
         self.listening = self.phase.listening_for(token, ev)
-        self.phase.listening_started()
         self.io.speaker.gate.clear()
         assert self.listener is not None
         self.listener.start(self.listening)
+        self.phase.listening_started()
 
     def _release(self, ev: ButtonEvent) -> None:
         ls = self.listening

@@ -21,6 +21,7 @@ from banker.editions.model import Edition
 from banker.frontends.voice.devices import LOST_WAIT, AudioUnavailable, TurnTiming, VoiceIO
 from banker.frontends.voice.listener import Listening, TurnHeard
 from banker.frontends.voice.voices import PlayerVoices
+from banker.interpreter.replies import the
 from banker.interpreter.session import Session, Step
 from banker.rules.events import CashMoved
 from banker.speech.buttons import ButtonEvent
@@ -32,6 +33,15 @@ if TYPE_CHECKING:
 PRESS_WINDOW = 1.0  # s: a press with no speech by then is a bid / a "yes"
 WARM_MAX_CHARS = 40  # phrases rendered ahead of need at start-up
 NOTHING_HEARD = "I didn't hear anything."  # a press, then silence, when no bare press is due
+
+
+def seated_openings(session: Session) -> list[str]:
+    """How replies open on the seated players, most used first: "Dog" and "Dog," (said to
+    them) and "The dog" (said of them: ``{player:the}`` starting a line, as the balance does),
+    so the first such reply never waits for piper to render its opening."""
+    names = [session.replies.name(t) for t in session.state.order]
+    of_them = [the(n) for n in names]
+    return names + [f"{n}," for n in names] + [t[:1].upper() + t[1:] for t in of_them]
 
 
 class PausableClock:
@@ -105,13 +115,13 @@ class Playing:
             return
         whole, cues = fixed_lines(dict(self.session.replies.templates))
         ed = self.session.edition
-        seated = [self.session.replies.name(t) for t in self.session.state.order]
+        seated = seated_openings(self.session)
         names = seated + [t.name for t in ed.tokens] + [s.name for s in ed.streets]
         tts.add_fixed(whole, list(cues) + names)
         # Most useful first: the players' names open most replies. Only short phrases are
         # rendered ahead (each costs < 0.2 s of CPU, so a turn never waits long behind one);
         # long fixed lines are cached the first time they are said.
-        first = seated + [f"{n}," for n in seated] + sorted(whole, key=len) + sorted(cues)
+        first = seated + sorted(whole, key=len) + sorted(cues)
         order = [p for p in dict.fromkeys(first + sorted(tts.fixed)) if len(p) <= WARM_MAX_CHARS]
         tts.warm(order, self._idle, self._stopped)
 
@@ -178,6 +188,7 @@ class Playing:
 
     def pressed_without_sound(self, key: str, token: str) -> None:
         self.voices.after(token, None, self._step(lambda: self.session.press(token)))
+        self.voices.flush()  # no turn is listened to without sound: the next moment is now
 
     def listening_for(self, token: str, ev: ButtonEvent) -> Listening:
         kind, who = self.session.expecting()
@@ -189,6 +200,7 @@ class Playing:
 
     def listening_started(self) -> None:
         self.clock.pause()
+        self.voices.flush()  # the player is talking: the last turn's voice note costs nobody
 
     def heard(self, turn: TurnHeard) -> None:
         self.clock.resume()

@@ -6,6 +6,9 @@ on it (a command carried out or a question answered, not refused) or, for a "Did
 once the player confirmed it: a misheard or refused turn, chatter and noise teach nothing.
 Learnt values are written to the game file (``GameFile.save_voice``), so ``--resume`` starts
 every voice where it was; a game without a file (tests, transcripts) keeps them in memory.
+They are learnt just after the reply is queued, so they are not committed then (an fsync on the
+reply's way): they go with the journal's next write, or ``flush`` once the next turn is being
+listened to; a kill loses at most the latest turn's values.
 """
 
 from __future__ import annotations
@@ -42,3 +45,8 @@ class PlayerVoices:
         turn = asked if asked is not None else heard
         if turn is not None and self.voices.learn(token, turn) and self._file is not None:
             self._file.save_voice(token, self.voices.start(token))
+
+    def flush(self) -> None:
+        """Put the learnt values on disk now: a moment when nobody waits for the banker."""
+        if self._file is not None:
+            self._file.flush_voices()
