@@ -1,6 +1,6 @@
 """Every phrasing the README lists is understood when spoken by the piper voice and by an
 espeak-ng voice (issue 11 item 14): heard as the command the same words typed give, and not
-ignored. ``MISHEARD`` lists the ones that still fail, measured (piper 2 of 66, espeak-ng
+ignored. ``MISHEARD`` lists the ones that still fail, measured (piper 1 of 66, espeak-ng
 en-us+m3 29 of 66): they run and are reported as xfail/xpass, so the gap stays visible instead
 of skipped (not strict: piper's clips vary a little when the clip cache is rendered afresh)."""
 
@@ -41,7 +41,6 @@ MISHEARD: frozenset[tuple[str, str, str]] = frozenset({  # (edition, voice, phra
     ('secret-vault', 'espeak-ng', 'how many hotels do I have'),
     ('secret-vault', 'espeak-ng', 'do I have a key'),
     ('secret-vault', 'espeak-ng', "what's in the vault"),
-    ('jackpot', 'piper', 'spin'),
     ('jackpot', 'piper', 'steal the house on Baltic Avenue'),
     ('jackpot', 'espeak-ng', 'chance'),
     ('jackpot', 'espeak-ng', 'spin'),
