@@ -72,12 +72,15 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="speech benchmarks")
     b.add_argument("--quick", action="store_true", help="a small dev set, for a quick look")
     b.add_argument("--out", type=Path, metavar="FILE.json", help="write the JSON report here")
-    b.add_argument("--commands", type=_count, help="commands in the dev set (default 1000; 40 quick)")
-    b.add_argument("--chatter", type=_count, help="chatter lines (default 300; 15 quick)")
+    b.add_argument("--commands", type=_count,
+                   help="commands in the dev set (default 200; 40 quick; 1000 full)")
+    b.add_argument("--chatter", type=_count,
+                   help="chatter lines (default 60; 15 quick; 300 full)")
     b.add_argument("--real", type=Path, metavar="DIR",
                    help="a real-speech set (recordings, labels, context, noise) instead")
     b.add_argument("--full", action="store_true",
-                   help="with --real: every recording; with --table: seven noise conditions")
+                   help="the whole dev set in seven conditions; with --real: every "
+                        "recording; with --table: seven noise conditions")
     b.add_argument("--table", action="store_true",
                    help="whole games by voice at a simulated table, clean and in noise")
     b.add_argument("--games", type=_count, help="with --table: games per condition (default 3)")
@@ -191,7 +194,8 @@ def _dispatch(args: argparse.Namespace) -> int:
                 from banker.tools.bench_real import run_real
 
                 return run_real(args.real, args.full, args.files, out=args.out)
-            return run_bench(args.quick, args.out, size=(args.commands, args.chatter))
+            return run_bench(args.quick, args.out, size=(args.commands, args.chatter),
+                             full=args.full)
     except (UsageError, JournalError) as exc:
         raise _UserError(str(exc)) from None
     return 2

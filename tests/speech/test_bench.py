@@ -33,3 +33,12 @@ def test_scoring_counts_misbanked_and_accepted_chatter() -> None:
     assert r["exact_pct"] == 50.0 and r["misbanked"] == 2
     assert r["chatter_accepted_pct"] == 50.0
     assert "clean" in table({"ours": {"clean": r}})
+
+
+def test_the_default_run_is_sized_for_about_fifteen_minutes() -> None:
+    """About 1,000 decodes (2 cores, ~1 s each with the noise filter); the whole set is --full."""
+    from banker.tools.bench import CONDITIONS, DEFAULT_SIZE, FULL_SIZE, QUICK_CONDITIONS
+
+    decodes = sum(DEFAULT_SIZE) * len(QUICK_CONDITIONS)
+    assert 600 <= decodes <= 1200, decodes
+    assert sum(FULL_SIZE) * len(CONDITIONS) > 5 * decodes
