@@ -37,11 +37,11 @@ from banker.nlu.templates import (
     parse_template,
 )
 from banker.speech.automata import Fsa, minimal_dfa, weighted_fsa
+from banker.speech.protocols import FOCI
 
 __all__ = ["FOCI", "Fsa", "Sentence", "SpeechGrammar", "accepts", "covering", "number_phrases",
            "spoken_forms"]
 
-FOCI = ("any", "bid", "yes_no", "street", "number", "player", "amount")
 
 # Intents always open, whatever the banker waits for (queries and table talk about the game).
 ALWAYS = ("balance", "owner", "status", "repeat", "help", "cancel", "undo")
