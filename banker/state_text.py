@@ -7,7 +7,7 @@ of Jail Free card"), never in the program's names (``jail_card``).
 
 from __future__ import annotations
 
-from banker.rules.state import GameState
+from banker.rules.state import Debt, GameState
 
 # A player's items (``Player.items``), as said at the table: (one, several).
 ITEM_WORDS = {
@@ -79,6 +79,12 @@ def money_lines(state: GameState) -> list[str]:
     return out
 
 
+def debt_line(state: GameState, debt: Debt) -> str:
+    """An open debt (Secret Vault), paid as soon as the debtor's cash covers it."""
+    why = f" ({debt.reason})" if debt.reason else ""
+    return f"open debt: {debt.debtor} owes {debt.creditor} {state.edition.fmt(debt.amount)}{why}"
+
+
 def state_lines(state: GameState, players: list[str]) -> list[str]:
     """The whole state, one line per player, street and pile of money."""
     lines = [f"{state.edition.name}: {', '.join(players)}"]
@@ -86,6 +92,7 @@ def state_lines(state: GameState, players: list[str]) -> list[str]:
         lines.append("  " + player_line(state, t))
         lines.extend("    " + street_line(state, s) for s in state.owned_by(t))
     lines.extend("  " + line for line in money_lines(state))
+    lines.extend("  " + debt_line(state, d) for d in state.debts)
     if state.game_over:
         won = "winners" if len(state.winners) > 1 else "winner"
         lines.append(f"  game over; {won}: {', '.join(state.winners)}")

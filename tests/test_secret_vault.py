@@ -624,3 +624,15 @@ def test_forcing_what_cant_be_drawn_is_malformed(tmp_path: Path, steps: str, nee
     out = io.StringIO()
     assert replay_files([path], out=out) == 2
     assert needle in out.getvalue()
+
+
+def test_banker_state_lists_the_open_debts() -> None:
+    from banker.state_text import state_lines
+
+    g = Game(("duck", "dog", "cat"))
+    g.do("duck", "pay", amount=2850, player="cat")
+    assert not [ln for ln in state_lines(g.state, ["duck", "dog", "cat"]) if "debt" in ln]
+    g.do("duck", "chance", forced={"chance": "chairman"})
+    debts = [ln.strip() for ln in state_lines(g.state, ["duck", "dog", "cat"]) if "debt" in ln]
+    assert len(debts) == len(g.state.debts) >= 1
+    assert debts[0].startswith("open debt: duck owes cat M50"), debts
