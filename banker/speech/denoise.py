@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import ctypes
 import threading
-from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -24,14 +23,11 @@ import numpy as np
 import numpy.typing as npt
 
 from banker.speech.base import Pcm, background_db
-from banker.speech.protocols import Heard
 
 RATIO = 3  # 16 kHz <-> 48 kHz
 DELAY_48K = 1440  # DeepFilterNet3: STFT overlap (480) + two frames of look-ahead (960)
 ATTEN_LIMIT_DB = 100.0  # how far noise may be pushed down (100: as far as the model likes)
 BELOW_DB = 45.0  # "auto": filter when the speech stands less than this above the room
-# A filtered reading less sure than this is checked against the raw audio (``surer``)
-RAW_BELOW = 0.85
 
 F32 = npt.NDArray[np.float32]
 
@@ -228,16 +224,3 @@ def wanted(pcm: Pcm, mode: str, below_db: float = BELOW_DB) -> bool:
     """Whether ``pcm`` should be filtered: "on" always; "auto" when the room is noisy (the
     speech stands less than ``below_db`` above the background); "off" never."""
     return mode == "on" or (mode == "auto" and background_db(pcm) < below_db)
-
-
-def surer(filtered: Heard, raw: Callable[[], Heard], below: float = RAW_BELOW) -> Heard:
-    """The filtered reading, or the raw audio's when the filtered one is unsure and the raw
-    one is surer. The filter takes steady noise out, but other talkers are speech to it: on
-    the dev set (seed 11, 80 commands each) the filter lifts 10 dB pink from 47 to 72 exact
-    and costs 20 dB babble 43 -> 41; decoding the raw audio too when the filtered reading is
-    under ``below``, and keeping the surer, gave pink 72 and babble 52. Only an unsure turn
-    in a noisy room pays the second decode."""
-    if (filtered.confidence or 0.0) >= below:
-        return filtered
-    other = raw()
-    return other if (other.confidence or 0.0) > (filtered.confidence or 0.0) else filtered

@@ -28,7 +28,7 @@ from banker.paths import grammars_dir
 from banker.speech import denoise, speaker_norm
 from banker.speech.automata import Fsa
 from banker.speech.base import RATE, Heard, Pcm, WordScore, speech_span
-from banker.speech.denoise import BELOW_DB, RAW_BELOW, wanted
+from banker.speech.denoise import BELOW_DB, wanted
 
 FRAME_S = 0.01
 PHONES = ("AA", "AE", "AH", "AO", "AW", "AY", "B", "CH", "D", "DH", "EH", "ER", "EY", "F", "G",
@@ -144,7 +144,6 @@ class Tuning:
     # less than denoise_below_db above the background, "on" always, "off" never
     denoise: str = "auto"
     denoise_below_db: float = BELOW_DB
-    raw_below: float = RAW_BELOW  # a filtered reading less sure than this: the raw audio too
     trim: bool = True  # decode only the loudest stretch of speech (see base.speech_span)
     # confidence = logistic(bias + w_margin * margin + w_path * path), where path is the
     # grammar path's score per speech frame relative to the best senone in each frame, and
@@ -277,13 +276,7 @@ class PocketsphinxRecognizer:
             return Heard("", 0.0, engine=self.engine, focus=focus)
         if self.denoiser is not None and wanted(pcm, self.tuning.denoise,
                                                  self.tuning.denoise_below_db):
-            raw = pcm
-            return denoise.surer(self._hear(self.denoiser.process(pcm), focus, t0, quiet),
-                                 lambda: self._hear(raw, focus, t0, quiet), self.tuning.raw_below)
-        return self._hear(pcm, focus, t0, quiet)
-
-    def _hear(self, pcm: Pcm, focus: str, t0: float, quiet: bool) -> Heard:
-        """One decode of ``pcm`` (filtered or not) with its confidence and details."""
+            pcm = self.denoiser.process(pcm)
         if self.tuning.trim:
             lo, hi = speech_span(pcm)
             pcm = pcm[lo:hi]

@@ -361,8 +361,8 @@ def _f(x: float | None) -> str:
 
 
 # Dev-set sizes (commands, chatter lines, narrowed answers) and conditions: the default run
-# takes about 15 minutes on 2 cores (about 1,000 decodes; noisy ones are filtered, and unsure
-# filtered ones decoded raw as well); --full is the whole set, seven conditions (hours).
+# takes about 15 minutes on 2 cores (840 decodes, the noisy ones through the noise filter, and
+# a naive baseline on 320); --full is the whole set, seven conditions (hours).
 QUICK_SIZE, DEFAULT_SIZE, FULL_SIZE = (40, 15, 8), (200, 60, 20), (1000, 300, 60)
 
 

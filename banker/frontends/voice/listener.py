@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from banker.frontends.voice.trace import T0, save_utterance, trace
 from banker.speech import speaker_norm
-from banker.speech.denoise import LiveCleaner, surer
+from banker.speech.denoise import LiveCleaner
 from banker.speech.protocols import NOTHING, AudioIn, AudioOut, Heard, Pcm, Recognizer
 from banker.speech.vad import EndOfSpeech, Utterance, VadSettings, speech_only
 
@@ -124,9 +124,6 @@ class Listener:
                 else:
                     heard = self.recognizer.recognize(decodable(utt, clean, True), ls.focus,
                                                        _voice(ls, utt))
-                if clean is not None and clean.wanted(raw := speech_only(utt)):
-                    # filtered: unsure, so the raw audio too (other talkers aren't noise to it)
-                    heard = surer(heard, lambda: self.recognizer.recognize(raw, ls.focus, ""))
             except Exception:  # a recogniser hiccup is "sorry?", not a crash
                 heard = NOTHING
         trace(f"recognised {heard.text!r} ({heard.confidence:.2f}) in "
