@@ -7,7 +7,8 @@ recogniser and the real hearing policy (a new game, every token seated, nothing 
 is counted as *exact* (intent and slots right, not ignored), *misbanked* (a wrong money command
 acted on without a question) or, for chatter, *accepted* (acted on). A naive pocketsphinx
 decode (the literal JSGF, default settings, whatever it outputs is acted on) is measured on a
-subset of the same clips as the baseline. Clips are cached under ``~/.cache/banker/clips``.
+subset of the same clips as the baseline. Clips are cached under ``~/.cache/banker/clips``,
+decodes (by audio and code version) under ``~/.cache/banker/bench/decodes``.
 
 Latency, cold start and memory come from ``banker.frontends.voice.latency.measure`` when present.
 """
@@ -159,10 +160,31 @@ def audio_for(item: Item, condition: str, seed: int) -> clips.Pcm:
 
 # --- decoding in worker processes -------------------------------------------------------------
 _ENGINE: Any = None
+_CACHE: tuple[Path, str] | None = None  # (folder, code version) of the decode cache
 
 
-def _init_worker(kind: str) -> None:
-    global _ENGINE
+def decode_version(kind: str) -> str:
+    """What decides a decode besides its audio: the speech, grammar and edition code, the
+    grammar and edition files, the recogniser settings and the engine kind. A change to any of
+    them starts the cache afresh."""
+    import hashlib
+
+    from banker.config import load_config
+
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256(kind.encode())
+    h.update(json.dumps(load_config().get("asr") or {}, sort_keys=True, default=str).encode())
+    files = [p for part in ("speech", "nlu", "editions") for p in (root / part).glob("*.py")]
+    files += [*(root.parent / "grammars").glob("*.yaml"), root.parent / "config" / "editions"
+              / f"{EDITION}.yaml", root.parent / "config" / "editions" / "classic-streets.yaml"]
+    for path in sorted(files):
+        h.update(path.name.encode() + (path.read_bytes() if path.is_file() else b""))
+    return h.hexdigest()[:16]
+
+
+def _init_worker(kind: str, cache: Path | None = None) -> None:
+    global _ENGINE, _CACHE
+    _CACHE = (cache, decode_version(kind)) if cache is not None else None
     from banker.editions import load_edition
     from banker.speech.grammar import SpeechGrammar
 
@@ -176,11 +198,25 @@ def _init_worker(kind: str) -> None:
         _ENGINE = make_engine(load_config(), ed)
 
 
-def _decode(job: tuple[int, Item, str]) -> tuple[int, str, str, float | None, float]:
+def _decode(job: tuple[int, Item, str]) -> tuple[int, str, str, float | None, float, bool]:
+    """One decode, from the cache when the same audio was decoded by the same code before
+    (the last field says so; the seconds are the first decode's)."""
+    import hashlib
+
     i, item, cond = job
     pcm = audio_for(item, cond, i * 7919 + len(cond))
+    hit = None
+    if _CACHE is not None:
+        key = hashlib.sha256(pcm.tobytes() + item.focus.encode() + _CACHE[1].encode())
+        hit = _CACHE[0] / f"{key.hexdigest()[:24]}.json"
+        if hit.is_file():
+            text, conf, secs = json.loads(hit.read_text(encoding="utf-8"))
+            return i, cond, text, conf, secs, True
     heard = _ENGINE.recognize(pcm, item.focus)
-    return i, cond, heard.text, heard.confidence, heard.seconds
+    if hit is not None:
+        hit.parent.mkdir(parents=True, exist_ok=True)
+        hit.write_text(json.dumps([heard.text, heard.confidence, heard.seconds]), encoding="utf-8")
+    return i, cond, heard.text, heard.confidence, heard.seconds, False
 
 
 class NaiveDecoder:
@@ -218,14 +254,21 @@ class NaiveDecoder:
 
 
 def decode_all(items: Sequence[Item], conditions: Sequence[str], kind: str,
-               progress: Callable[[int], None], workers: int = 2
+               progress: Callable[[int], None], workers: int = 2,
+               cache: Path | None = None, cached: list[int] | None = None
                ) -> list[tuple[int, str, str, float | None, float]]:
+    """Every item in every condition, decoded in worker processes (``cache``: a folder of
+    earlier decodes by audio and code version; ``cached`` gets how many came from it)."""
     jobs = [(i, it, c) for c in conditions for i, it in enumerate(items)]
     out = []
-    with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(kind,)) as ex:
-        for res in ex.map(_decode, jobs, chunksize=4):
-            out.append(res)
+    hits = 0
+    with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(kind, cache)) as ex:
+        for i, cond, text, conf, secs, hit in ex.map(_decode, jobs, chunksize=4):
+            out.append((i, cond, text, conf, secs))
+            hits += hit
             progress(1)
+    if cached is not None:
+        cached.append(hits)
     return out
 
 
@@ -392,9 +435,11 @@ def run_bench(quick: bool, out: Path | None, stream: TextIO | None = None,
     total = len(items) * len(conditions) + len(base_items) * len(base_conditions)
     prog = Progress(total, stream)
     t0 = time.monotonic()
-    ours = score(items, decode_all(items, conditions, "ours", prog))
-    baseline = score(base_items, decode_all(base_items, base_conditions, "naive", prog),
-                     naive=True)
+    cache, hits = clips.cache_dir() / "bench" / "decodes", list[int]()
+    ours = score(items, decode_all(items, conditions, "ours", prog, cache=cache, cached=hits))
+    baseline = score(base_items, decode_all(base_items, base_conditions, "naive", prog,
+                                            cache=cache, cached=hits), naive=True)
+    print(f"{total} decodes, {sum(hits)} from the cache ({cache})", file=stream, flush=True)
     report: dict[str, Any] = {
         "dev_set": {"edition": EDITION, "commands": n_cmd, "chatter": n_chat,
                     "narrowed_answers": n_focus, "conditions": list(conditions),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from banker.tools.bench import Item, dev_set, score, table
 from banker.tools.clips import PIPER
 
@@ -42,3 +44,18 @@ def test_the_default_run_is_sized_for_about_fifteen_minutes() -> None:
     decodes = sum(DEFAULT_SIZE) * len(QUICK_CONDITIONS)
     assert 600 <= decodes <= 1200, decodes
     assert sum(FULL_SIZE) * len(CONDITIONS) > 5 * decodes
+
+
+def test_decodes_are_cached_by_audio_and_code_version(tmp_path: Path) -> None:
+    from banker.tools.bench import decode_all, decode_version, dev_set
+
+    items = dev_set(2, 1, 0, seed=5)
+    first: list[int] = []
+    a = decode_all(items, ("clean",), "ours", lambda _n: None, workers=1, cache=tmp_path,
+                   cached=first)
+    again: list[int] = []
+    b = decode_all(items, ("clean",), "ours", lambda _n: None, workers=1, cache=tmp_path,
+                   cached=again)
+    assert (first, again) == ([0], [3]) and a == b
+    assert len(list(tmp_path.glob("*.json"))) == 3
+    assert decode_version("ours") != decode_version("naive")
