@@ -28,7 +28,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from banker.tools import clips
+from banker.tools import clips, decode_cache
 from banker.tools.clips import Voice
 
 EDITION = "voice-banking"
@@ -160,31 +160,26 @@ def audio_for(item: Item, condition: str, seed: int) -> clips.Pcm:
 
 # --- decoding in worker processes -------------------------------------------------------------
 _ENGINE: Any = None
-_CACHE: tuple[Path, str] | None = None  # (folder, code version) of the decode cache
+_CACHE: decode_cache.DecodeCache | None = None
 
 
 def decode_version(kind: str) -> str:
     """What decides a decode besides its audio: the speech, grammar and edition code, the
     grammar and edition files, the recogniser settings and the engine kind. A change to any of
     them starts the cache afresh."""
-    import hashlib
-
     from banker.config import load_config
+    from banker.paths import config_dir, grammars_dir
 
-    root = Path(__file__).resolve().parent.parent
-    h = hashlib.sha256(kind.encode())
-    h.update(json.dumps(load_config().get("asr") or {}, sort_keys=True, default=str).encode())
-    files = [p for part in ("speech", "nlu", "editions") for p in (root / part).glob("*.py")]
-    files += [*(root.parent / "grammars").glob("*.yaml"), root.parent / "config" / "editions"
-              / f"{EDITION}.yaml", root.parent / "config" / "editions" / "classic-streets.yaml"]
-    for path in sorted(files):
-        h.update(path.name.encode() + (path.read_bytes() if path.is_file() else b""))
-    return h.hexdigest()[:16]
+    files = [*decode_cache.modules("speech", "nlu", "editions"), *grammars_dir().glob("*.yaml"),
+             config_dir() / "editions" / f"{EDITION}.yaml",
+             config_dir() / "editions" / "classic-streets.yaml"]
+    return decode_cache.version(files, kind, json.dumps(load_config().get("asr") or {},
+                                                        sort_keys=True, default=str))
 
 
-def _init_worker(kind: str, cache: Path | None = None) -> None:
+def _init_worker(kind: str, cache: decode_cache.DecodeCache | None = None) -> None:
     global _ENGINE, _CACHE
-    _CACHE = (cache, decode_version(kind)) if cache is not None else None
+    _CACHE = cache
     from banker.editions import load_edition
     from banker.speech.grammar import SpeechGrammar
 
@@ -201,21 +196,16 @@ def _init_worker(kind: str, cache: Path | None = None) -> None:
 def _decode(job: tuple[int, Item, str]) -> tuple[int, str, str, float | None, float, bool]:
     """One decode, from the cache when the same audio was decoded by the same code before
     (the last field says so; the seconds are the first decode's)."""
-    import hashlib
-
     i, item, cond = job
     pcm = audio_for(item, cond, i * 7919 + len(cond))
-    hit = None
-    if _CACHE is not None:
-        key = hashlib.sha256(pcm.tobytes() + item.focus.encode() + _CACHE[1].encode())
-        hit = _CACHE[0] / f"{key.hexdigest()[:24]}.json"
-        if hit.is_file():
-            text, conf, secs = json.loads(hit.read_text(encoding="utf-8"))
-            return i, cond, text, conf, secs, True
+    audio = pcm.tobytes()
+    kept = _CACHE.get(audio, item.focus) if _CACHE is not None else None
+    if kept is not None:
+        text, conf, secs = kept
+        return i, cond, text, conf, secs, True
     heard = _ENGINE.recognize(pcm, item.focus)
-    if hit is not None:
-        hit.parent.mkdir(parents=True, exist_ok=True)
-        hit.write_text(json.dumps([heard.text, heard.confidence, heard.seconds]), encoding="utf-8")
+    if _CACHE is not None:
+        _CACHE.put(audio, [heard.text, heard.confidence, heard.seconds], item.focus)
     return i, cond, heard.text, heard.confidence, heard.seconds, False
 
 
@@ -262,7 +252,8 @@ def decode_all(items: Sequence[Item], conditions: Sequence[str], kind: str,
     jobs = [(i, it, c) for c in conditions for i, it in enumerate(items)]
     out = []
     hits = 0
-    with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(kind, cache)) as ex:
+    kept = decode_cache.DecodeCache(cache, decode_version(kind)) if cache is not None else None
+    with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(kind, kept)) as ex:
         for i, cond, text, conf, secs, hit in ex.map(_decode, jobs, chunksize=4):
             out.append((i, cond, text, conf, secs))
             hits += hit

@@ -13,7 +13,6 @@ hash and the code's, so a second run only decodes what changed.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
@@ -29,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from banker.speech.base import AudioFileError, Pcm, read_wav
+from banker.tools import decode_cache
 
 SNRS = (6, 9, 12, 15, 18, 21, 24)
 CONDITIONS = ("clean", *(f"kitchen:{s}" for s in SNRS))
@@ -103,11 +103,7 @@ def subset(recs: Sequence[Recording], n: int | None) -> list[Recording]:
 
 
 def code_version(context: Path) -> str:
-    h = hashlib.sha256(context.read_bytes())
-    root = Path(__file__).resolve().parent.parent
-    for rel in CODE:
-        h.update((root / rel).read_bytes())
-    return h.hexdigest()[:16]
+    return decode_cache.version(decode_cache.modules(*CODE), context.read_text(encoding="utf-8"))
 
 
 def cache_dir() -> Path:
@@ -146,27 +142,25 @@ def decode_all(recs: Sequence[Recording], conditions: Sequence[str], context: Pa
                ) -> dict[tuple[str, str], dict[str, Any]]:
     """Every (recording, condition) decoded, from the cache where the same audio and code
     were decoded before."""
-    version = code_version(context)
-    cache.mkdir(parents=True, exist_ok=True)
+    kept = decode_cache.DecodeCache(cache, code_version(context))
     results: dict[tuple[str, str], dict[str, Any]] = {}
-    todo: dict[str, tuple[Recording, str]] = {}
+    todo: dict[str, tuple[Recording, str, bytes]] = {}
     for rec in recs:
         for cond in conditions:
             raw = audio_for(rec, cond, noise).tobytes()
-            key = hashlib.sha256(raw + version.encode()).hexdigest()[:24]
-            hit = cache / f"{key}.json"
-            if hit.exists():
-                results[(rec.name, cond)] = json.loads(hit.read_text(encoding="utf-8"))
+            hit = kept.get(raw)
+            if hit is not None:
+                results[(rec.name, cond)] = hit
             else:
-                todo[key] = (rec, cond)
+                todo[kept.path(raw).stem] = (rec, cond, raw)
     print(f"real speech: {len(recs)} recordings x {len(conditions)} conditions = "
           f"{len(recs) * len(conditions)} decodes, {len(todo)} not cached", file=progress, flush=True)
     t0, done = time.monotonic(), 0
     if todo:
         with ProcessPoolExecutor(jobs, initializer=_init, initargs=(str(context), noise)) as pool:
-            for key, res in pool.map(_decode, [(k, r, c) for k, (r, c) in todo.items()]):
-                (cache / f"{key}.json").write_text(json.dumps(res), encoding="utf-8")
-                rec, cond = todo[key]
+            for key, res in pool.map(_decode, [(k, r, c) for k, (r, c, _a) in todo.items()]):
+                rec, cond, raw = todo[key]
+                kept.put(raw, res)
                 results[(rec.name, cond)] = res
                 done += 1
                 if done % 20 == 0 or done == len(todo):
