@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from banker.speech.protocols import AudioIn, AudioOut
+from banker.speech.protocols import AudioIn, AudioOut, drain
 
 Pcm = npt.NDArray[np.int16]
 __all__ = [
@@ -342,7 +342,7 @@ class Microphone(_Watched):
         the listener got going late (the player's first word isn't lost), or still to come,
         after the beep has sounded (the beep, heard by the microphone, is not speech)."""
         with self._lock:
-            self._drain()
+            drain(self._q)
             self._since = since if since is not None else 0.0
             if since is not None:
                 for captured, frame in self._recent:
@@ -356,14 +356,7 @@ class Microphone(_Watched):
 
     def flush(self) -> None:
         with self._lock:
-            self._drain()
-
-    def _drain(self) -> None:
-        while True:
-            try:
-                self._q.get_nowait()
-            except queue.Empty:
-                return
+            drain(self._q)
 
     def close(self) -> None:
         self._closing = True

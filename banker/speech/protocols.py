@@ -108,6 +108,15 @@ class AudioIn(Protocol):
     def close(self) -> None: ...
 
 
+def drain(frames: queue.Queue[bytes]) -> None:
+    """Drop the frames the listener did not take (an ``AudioIn`` does it as a turn ends)."""
+    while True:
+        try:
+            frames.get_nowait()
+        except queue.Empty:
+            return
+
+
 # -- the recogniser's process: messages both ways ------------------------------------------
 
 @dataclass(frozen=True)

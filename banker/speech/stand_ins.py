@@ -13,6 +13,8 @@ import queue
 import threading
 from collections.abc import Callable
 
+from banker.speech.protocols import drain
+
 
 class FedMic:
     """A microphone fed by a thread per turn (an ``AudioIn``); subclasses give ``_feeder``."""
@@ -37,11 +39,7 @@ class FedMic:
 
     def stop_listening(self) -> None:
         self._stop.set()
-        while True:
-            try:
-                self._q.get_nowait()
-            except queue.Empty:
-                break
+        drain(self._q)
 
     def close(self) -> None:
         self._stop.set()
