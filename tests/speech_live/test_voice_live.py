@@ -237,6 +237,14 @@ class Joiners:
     def press(self, key: str) -> None:
         os.write(self.w, f"{key}\n".encode())
 
+    def seat_two(self) -> None:
+        """Buttons 1 and 2 join, each answered with their token."""
+        self.out.wait_for(r"Who's playing\?")
+        self.press("1")
+        self.out.wait_for(r"Button 1, you're the T-Rex\.", timeout=15)
+        self.press("2")
+        self.out.wait_for(r"Button 2, you're the Racecar\.", timeout=15)
+
     def close(self) -> None:
         os.close(self.w)
         self.vio.close()
@@ -248,11 +256,7 @@ def test_joining_warns_before_it_closes_and_a_late_third_player_still_sits(  # t
     a third player pressing 6 s after the second joined is seated."""
     j = Joiners(tts)
     try:
-        j.out.wait_for(r"Who's playing\?")
-        j.press("1")
-        j.out.wait_for(r"Button 1, you're the T-Rex\.", timeout=15)
-        j.press("2")
-        j.out.wait_for(r"Button 2, you're the Racecar\.", timeout=15)
+        j.seat_two()
         second = time.monotonic()
         j.out.wait_for(r"Anyone else\? Starting in 3 seconds\.", timeout=10)
         assert "Let's play" not in j.out.getvalue()
@@ -271,11 +275,7 @@ def test_the_first_player_starts_the_game_by_saying_thats_everyone(  # type: ign
         sound_card: SoundCard, tts: PiperTTS, said) -> None:
     j = Joiners(tts)
     try:
-        j.out.wait_for(r"Who's playing\?")
-        j.press("1")
-        j.out.wait_for(r"Button 1, you're the T-Rex\.", timeout=15)
-        j.press("2")
-        j.out.wait_for(r"Button 2, you're the Racecar\.", timeout=15)
+        j.seat_two()
         j.press("1")  # the first player, again
         time.sleep(0.35)
         sound_card.speak_into_mic(said("that's everyone"))
