@@ -25,6 +25,7 @@ import argparse
 import json
 import math
 from concurrent.futures import ProcessPoolExecutor
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -64,12 +65,19 @@ def decode(seed: int, commands: int, chatter: int, out: Path) -> None:
             f.write(json.dumps(row) + "\n")
 
 
-def _rows(path: Path) -> list[dict[str, Any]]:
+@lru_cache(maxsize=1)
+def _judge() -> Any:
+    """The bench's judge: a new Voice Banking game, every token seated (made once)."""
     from banker.editions import load_edition
-    from banker.nlu.matcher import Recognized
     from banker.tools.transcribe import NewGameJudge
 
-    judge = NewGameJudge(load_edition("voice-banking"))
+    return NewGameJudge(load_edition("voice-banking"))
+
+
+def _rows(path: Path) -> list[dict[str, Any]]:
+    from banker.nlu.matcher import Recognized
+
+    judge = _judge()
     rows = []
     for line in path.read_text(encoding="utf-8").splitlines():
         r = json.loads(line)
@@ -94,10 +102,7 @@ def logistic_fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-3) -> np.ndarray:
 
 
 def _score(rows: list[dict[str, Any]], confs: list[float]) -> dict[str, dict[str, int]]:
-    from banker.editions import load_edition
-    from banker.tools.transcribe import NewGameJudge
-
-    judge = NewGameJudge(load_edition("voice-banking"))
+    judge = _judge()
     out: dict[str, dict[str, int]] = {}
     for r, c in zip(rows, confs, strict=True):
         h = judge.hear(r["heard"], c if r["heard"] else 0.0)
