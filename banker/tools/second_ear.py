@@ -191,6 +191,9 @@ class Policy:
     # its reading instead (still asked about: the doubt stays); None: never
     swap_below: float | None = None
     doubt: bool = False  # on disagreement, never act at once (confidence capped at DOUBTED)
+    # when pocketsphinx heard nothing: ask Moonshine, and take its reading, asked about
+    # (confidence DOUBTED), when its snap moved its words at most this far; None: never
+    empty_below: float | None = None
 
 
 
@@ -249,6 +252,10 @@ def outcome(r: Record, policy: Policy, judges: Judges) -> dict[str, Any]:
                 text, conf = r.ms_text, min(conf, DOUBTED)
             if policy.doubt:
                 conf = min(conf, DOUBTED)
+    elif policy.empty_below is not None and not r.ps_text:
+        asked, secs, cpu = True, r.ps_s + r.ms_s, r.ps_cpu + r.ms_cpu
+        if r.ms_text and r.ms_distance <= policy.empty_below:
+            text, conf = r.ms_text, DOUBTED
     decision, right, money = judges.hear(r, text, conf)
     return {"decision": decision, "right": right, "money": money, "secs": secs, "cpu": cpu,
             "asked": asked, "agree": agree}
@@ -404,6 +411,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="on disagreement take Moonshine's reading when its snap distance <= this")
     ap.add_argument("--clean-only", action="store_true", help="clean clips only (latency)")
     ap.add_argument("--doubt", action="store_true", help="on disagreement ask, never act")
+    ap.add_argument("--empty", type=float, default=None,
+                    help="when pocketsphinx heard nothing, ask Moonshine and take its reading "
+                         "(asked about) when its snap distance <= this")
     ap.add_argument("--resources", action="store_true")
     ap.add_argument("--second", action="store_true", help="with --resources: load Moonshine too")
     args = ap.parse_args(argv)
@@ -429,7 +439,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             records = decode_dev(args.n_dev, log, dev_c) if args.n_dev else []
             if args.real and args.n_real:
                 records += decode_real(args.real, args.n_real, log, real_c)
-    policy = Policy(tuple(args.band), args.agreed, args.swap, args.doubt)
+    policy = Policy(tuple(args.band), args.agreed, args.swap, args.doubt, args.empty)
     print(f"policy: second ear when {args.band[0]} <= pocketsphinx confidence < "
           f"{args.band[1]}; agreement -> confidence {args.agreed}; disagreement -> "
           + ("the first ear's reading" if args.swap is None else

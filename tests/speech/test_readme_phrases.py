@@ -63,15 +63,18 @@ CASES = [pytest.param(ed, voice, text, id=f"{ed}-{voice}-{text}",
 
 @pytest.fixture(scope="module")
 def ears() -> dict[str, Any]:
+    """The recogniser ``banker play`` builds from the default settings (pocketsphinx with the
+    Moonshine second ear), and the hearing policy of a new game."""
+    from banker.config import load_config
+    from banker.speech.engine import make_engine
     from banker.speech.grammar import SpeechGrammar
-    from banker.speech.pocketsphinx_asr import PocketsphinxRecognizer
     from banker.tools.transcribe import NewGameJudge
 
     out: dict[str, Any] = {}
     for ed_id in EDITIONS:
         grammar = SpeechGrammar(load_edition(ed_id))
-        out[ed_id] = (PocketsphinxRecognizer(grammar), NewGameJudge(grammar.edition,
-                                                                    matcher=grammar.matcher))
+        out[ed_id] = (make_engine(load_config(), grammar.edition, grammar=grammar),
+                      NewGameJudge(grammar.edition, matcher=grammar.matcher))
     return out
 
 
