@@ -362,42 +362,55 @@ class SecondEar:
 
 
 class BackgroundModel:
-    """Moonshine loading in a thread of its own, so the table is ready without waiting for it
-    (about 2 s of CPU); a transcription waits for the load if it is not done yet, so the same
-    audio is heard the same way however soon it comes. A load that fails is said once and
-    then hears nothing (the first ear goes on alone)."""
+    """Moonshine loading (and warming: its first run costs more) in a thread of its own, so
+    the table is ready without waiting for it (about 2 s of CPU). Offline (``wait``), a
+    transcription waits for the load, so the same audio is heard the same way however soon it
+    comes; at the table a turn that comes before the load is done is heard by the first ear
+    alone rather than keep the player waiting (the join takes longer than the load anyway).
+    A load that fails is said once and then hears nothing (the first ear goes on alone)."""
 
-    def __init__(self, notify: Callable[[str], None], threads: int = 1) -> None:
+    def __init__(self, notify: Callable[[str], None], threads: int = 1, wait: bool = True
+                 ) -> None:
         model_dir()  # a missing package or model is said at once (MoonshineError), not later
         self._model: Moonshine | None = None
         self._done = threading.Event()
-        self._notify = notify
+        self._notify, self._wait = notify, wait
         threading.Thread(target=self._load, args=(threads,), name="moonshine-load",
                          daemon=True).start()
 
     def _load(self, threads: int) -> None:
         try:
-            self._model = Moonshine(threads)
+            model = Moonshine(threads)
+            model.transcribe(np.zeros(RATE // 2, dtype=np.int16))
+            self._model = model
         except Exception as exc:  # onnxruntime's own errors too: the first ear carries on
             self._notify(f"The second ear could not be loaded ({type(exc).__name__}: {exc}).")
         finally:
             self._done.set()
 
+    def loaded(self, timeout: float | None = None) -> bool:
+        """Wait up to ``timeout`` for the load; whether the model is there."""
+        self._done.wait(timeout)
+        return self._model is not None
+
     def transcribe(self, pcm: Pcm) -> str:
-        self._done.wait()
-        return self._model.transcribe(pcm) if self._model is not None else ""
+        if self._wait:
+            self._done.wait()
+        model = self._model
+        return model.transcribe(pcm) if model is not None else ""
 
 
 def with_second_ear(first: Recognizer, grammar: Any, asr: Any,
-                    notify: Callable[[str], None], meaning: Meaning | None = None
-                    ) -> Recognizer:
+                    notify: Callable[[str], None], meaning: Meaning | None = None,
+                    live: bool = False) -> Recognizer:
     """``first`` behind a Moonshine second opinion when ``asr.second_ear`` is ``moonshine``
-    (what ``engine.make_engine`` would call), its model loading in the background; without
-    the package, one sentence and ``first`` alone."""
+    (what ``engine.make_engine`` would call), its model loading in the background (``live``:
+    not waited for); without the package, one sentence and ``first`` alone."""
     if str((asr or {}).get("second_ear") or "none") != "moonshine":
         return first
     try:
-        second = MoonshineRecognizer(grammar, model=BackgroundModel(notify))
+        wait = not live or bool((asr or {}).get("second_ear_wait"))
+        second = MoonshineRecognizer(grammar, model=BackgroundModel(notify, wait=wait))
     except MoonshineError as exc:
         notify(f"{exc} Listening with {first.engine} alone.")
         return first

@@ -154,7 +154,7 @@ def decode_dev(n: int, log: Any, conditions: Sequence[str] = DEV_CONDITIONS) -> 
 
     ed = load_edition(EDITION)
     grammar = SpeechGrammar(ed)
-    ps = make_engine(load_config(), ed, grammar=grammar)
+    ps = make_engine(_first_ear_only(load_config()), ed, grammar=grammar)
     ms = MoonshineRecognizer(grammar)
     out: list[Record] = []
     items = dev_items(n)
@@ -177,6 +177,11 @@ def _both(ps: Any, ms: Any, set_: str, cond: str, name: str, pcm: Pcm, intent: s
     return Record(set_, cond, name, intent, slots, a.text, a.confidence, a.seconds, b.text,
                   b.confidence, b.seconds, ms.last_transcript, b.details.get("snap_distance", 1.0),
                   round(t1 - t0, 4), round(t2 - t1, 4))
+
+
+def _first_ear_only(config: dict[str, Any]) -> dict[str, Any]:
+    """The settings with the second ear off: this tool asks Moonshine itself, on every clip."""
+    return {**config, "asr": {**(config.get("asr") or {}), "second_ear": "none"}}
 
 
 # --- scoring ------------------------------------------------------------------------------
@@ -361,7 +366,7 @@ def resources(second: bool) -> dict[str, Any]:
 
     ed = load_edition(EDITION)
     grammar = SpeechGrammar(ed)
-    ps = make_engine(load_config(), ed, grammar=grammar)
+    ps = make_engine(_first_ear_only(load_config()), ed, grammar=grammar)
     item = dev_items(1)[0]
     pcm = audio_for(item, "clean", 0)
     ps.recognize(pcm, "any")

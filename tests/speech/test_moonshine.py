@@ -84,3 +84,40 @@ def test_settings_put_the_second_ear_behind_pocketsphinx(vb_grammar: SpeechGramm
                        vb_grammar)
     assert not isinstance(plain, SecondEar) and isinstance(both, SecondEar)
     assert said == []
+
+
+def test_a_command_the_first_ear_took_for_nothing_is_asked_about(
+        recognizer: Any, moonshine: MoonshineRecognizer, vb_grammar: SpeechGrammar) -> None:
+    """espeak-ng's "help" is explained better by a string of phones than by any command
+    (measured: pocketsphinx hears nothing); Moonshine writes "help", so it is asked about
+    ("doubted": never acted on at once by itself). Chatter stays nothing."""
+    from banker.speech.moonshine_asr import DOUBTED, EMPTY_BELOW
+
+    ear = SecondEar(recognizer, moonshine, matcher_meaning(vb_grammar), empty_below=EMPTY_BELOW)
+    pcm = clips.pad(clips.speech("help", clips.ESPEAK))
+    assert recognizer.recognize(pcm, "any").text == ""
+    heard = ear.recognize(pcm, "any")
+    assert heard.text == "help" and heard.confidence == DOUBTED
+    assert heard.details["second_ear_alone"] == 1.0
+    chatter = clips.pad(clips.speech("my sister is moving to leeds next month"))
+    first = recognizer.recognize(chatter, "any")
+    assert ear.recognize(chatter, "any").text == first.text  # Moonshine's words are far off
+    off = SecondEar(recognizer, moonshine, matcher_meaning(vb_grammar))
+    assert off.recognize(pcm, "any").text == ""  # without empty_below: as before
+
+
+def test_the_default_settings_have_the_second_ear_and_the_table_never_waits_for_it(
+        vb_grammar: SpeechGrammar) -> None:
+    from banker.config import load_config
+    from banker.speech.engine import make_engine
+    from banker.speech.moonshine_asr import EMPTY_BELOW, BackgroundModel
+
+    ear = make_engine(load_config(), vb_grammar.edition, None, vb_grammar)
+    assert isinstance(ear, SecondEar) and ear.empty_below == EMPTY_BELOW
+    pcm = clips.pad(clips.speech("pay rent on Park Place"))
+    live = BackgroundModel(print, wait=False)
+    assert live.transcribe(pcm) == ""  # still loading (seconds): the turn does not wait
+    assert live.loaded(120)
+    assert "park" in live.transcribe(pcm).lower()
+    offline = BackgroundModel(print)  # offline files wait: the same words on every start
+    assert "park" in offline.transcribe(pcm).lower()
