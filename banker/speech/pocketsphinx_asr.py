@@ -230,6 +230,10 @@ class PocketsphinxRecognizer:
         if self.tuning.phone_loop:
             self.decoder.add_allphone_file("_phones", str(model_dir() / "en-us-phone.lm.bin"))
 
+    def prepare(self, focus: str) -> None:
+        """Compile ``focus``'s search now (its first use would otherwise wait for it)."""
+        self._activate(focus)
+
     def _activate(self, focus: str) -> None:
         if focus not in self._searches:
             fsa = self.grammar.fsa(focus)
