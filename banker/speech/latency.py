@@ -264,10 +264,11 @@ def _probe() -> int:
     loader.join()
     ready = time.monotonic() - t_start
     pcm = np.random.default_rng(0).integers(-2000, 2000, RATE).astype(np.int16)
-    if filt[0] is not None:  # as the listener does: frame by frame while the player talks
+    denoiser = filt[0] if filt else None  # None: off, or it could not load (play goes on)
+    if denoiser is not None:  # as the listener does: frame by frame while the player talks
         from banker.speech.denoise import LiveCleaner
 
-        clean = LiveCleaner(filt[0], mode)
+        clean = LiveCleaner(denoiser, mode)
         for i in range(0, len(pcm), FRAME):
             clean.feed(pcm[i:i + FRAME].tobytes())
         if clean.wanted(pcm):
