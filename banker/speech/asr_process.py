@@ -69,13 +69,19 @@ def _answer_requests(conn: Connection, config: dict[str, Any], edition: Edition)
     conn.send(Ready(os.getpid()))
     noise = np.random.default_rng(0).integers(-40, 40, 8000).astype(np.int16)
     warmed: set[str] = set()
+    prepare = getattr(engine, "prepare", None)
     while True:
-        # a grammar is compiled on its first use: do it while nobody is waiting
+        # a grammar is compiled on its first use: do it while nobody is waiting. The first
+        # decode of all is slow too (~2x): one is made; the others would only burn the CPU
+        # the table's start and the first turn need (~0.1 s each)
         while not conn.poll(0) and len(warmed) < len(FOCI):
             focus = next(f for f in FOCI if f not in warmed)
-            warmed.add(focus)
             with contextlib.suppress(Exception):
-                engine.recognize(noise, focus)
+                if warmed and callable(prepare):
+                    prepare(focus)
+                else:
+                    engine.recognize(noise, focus)
+            warmed.add(focus)
         msg: ToChild = conn.recv()
         if isinstance(msg, Quit):
             return

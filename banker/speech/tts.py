@@ -252,6 +252,9 @@ class PiperTTS:
             so = ort.SessionOptions()
             so.graph_optimization_level = level
             so.log_severity_level = 3  # onnxruntime's warnings are not the table's business
+            # the memory plan is worked out per input shape and kept: a voice's inputs change
+            # length with every phrase, so the plans only grew (20 MB after one long reply)
+            so.enable_mem_pattern = False
             return so
 
         if self.use_cache and optimised.exists():

@@ -8,6 +8,7 @@ import random
 import pytest
 
 from banker.editions import available_editions, load_edition
+from banker.editions.model import Edition
 from banker.money import number_words, parse_number
 from banker.nlu.matcher import Ambiguous, Recognized
 from banker.speech.grammar import FOCI, SpeechGrammar, accepts, number_phrases
@@ -135,3 +136,46 @@ def test_spoken_outcomes_are_written_back() -> None:
     g = SpeechGrammar(load_edition("jackpot"))
     assert g.to_written("the spinner says times two pay out") == "the spinner says x2 pay out"
     assert g.fsa("any").accepts("spinner says x two pay out")
+
+
+def test_a_focus_automaton_is_the_same_whatever_was_built_before(vb: Edition) -> None:
+    """Each part's automaton is made once and shared by the foci that use it: sharing must
+    not change any focus's automaton (none may alter what another built)."""
+    def key(g: SpeechGrammar, focus: str) -> object:
+        a = g.fsa(focus)
+        return a.n, a.arcs, sorted(a.stop.items())
+
+    built_in_order = SpeechGrammar(vb)
+    in_order = {f: key(built_in_order, f) for f in FOCI}
+    for focus in FOCI:
+        assert key(SpeechGrammar(vb), focus) == in_order[focus], focus
+    assert len({str(v) for v in in_order.values()}) == len(FOCI)  # the foci do differ
+
+
+@pytest.mark.parametrize("edition_id", EDITIONS)
+def test_grammar_words_are_those_of_every_focus_grammar(edition_id: str) -> None:
+    import re
+
+    g = SpeechGrammar(load_edition(edition_id))
+    found: set[str] = set()
+    for focus in FOCI:  # the long way: every focus's whole grammar written out
+        for line in g.jsgf(focus).splitlines():
+            if " = " in line:
+                body = re.sub(r"<[^>]+>|/[0-9.]+/", " ", line.split(" = ", 1)[1])
+                found.update(re.findall(r"[a-z0-9']+", body))
+    assert g.words == frozenset(found)
+
+
+def test_pronunciations_are_the_whole_dictionarys_entries() -> None:
+    from banker.speech.pocketsphinx_asr import extra_pronunciations, model_dir
+
+    whole: dict[str, list[str]] = {}
+    for line in (model_dir() / "cmudict-en-us.dict").read_text(encoding="utf-8").splitlines():
+        parts = line.split()
+        if len(parts) >= 2:
+            whole.setdefault(parts[0].split("(")[0], []).append(" ".join(parts[1:]))
+    words = ["park", "place", "avenue", "read", "the", "zzzzqx"]
+    found, missing = pronunciations(words, accents=False)
+    assert missing == ["zzzzqx"]
+    extra = extra_pronunciations()  # the project's own come first
+    assert all(found[w] == (extra.get(w) or whole[w]) for w in found) and len(found["read"]) > 1
