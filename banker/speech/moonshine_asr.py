@@ -349,6 +349,13 @@ class SecondEar:
         return Heard(text, conf, words, self.engine, focus, heard.seconds + other.seconds,
                      details)
 
+    def prepare(self, focus: str) -> None:
+        """Compile the first ear's search for ``focus`` now (the recogniser's process warms
+        its foci this way while nobody is waiting)."""
+        prepare = getattr(self.first, "prepare", None)
+        if callable(prepare):
+            prepare(focus)
+
     def _instead_of_nothing(self, heard: Heard, pcm: Pcm, focus: str) -> Heard:
         other = self.second.recognize(pcm, focus)
         details = {**heard.details, "second_ear_seconds": other.seconds,
