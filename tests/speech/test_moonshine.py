@@ -121,3 +121,26 @@ def test_the_default_settings_have_the_second_ear_and_the_table_never_waits_for_
     assert "park" in live.transcribe(pcm).lower()
     offline = BackgroundModel(print)  # offline files wait: the same words on every start
     assert "park" in offline.transcribe(pcm).lower()
+
+
+def test_table_talk_moonshine_writes_down_is_doubted_twice_in_a_quiet_room(
+        recognizer: Any, moonshine: MoonshineRecognizer, vb_grammar: SpeechGrammar) -> None:
+    """Piper's "my sister is moving to leeds next month" fits "buy St. Charles Place please"
+    well enough for pocketsphinx to ask about it; Moonshine writes the sentence down, which is
+    no command: in a quiet room the doubt doubles. In babble the veto is off."""
+    from banker.speech.moonshine_asr import VETO_FACTOR
+
+    pcm = clips.pad(clips.speech("my sister is moving to leeds next month"))
+    first = recognizer.recognize(pcm, "any")
+    assert first.text and 0.1 <= first.confidence < 0.85  # measured: asked about
+    ear = SecondEar(recognizer, moonshine, matcher_meaning(vb_grammar), veto=True)
+    heard = ear.recognize(pcm, "any")
+    assert heard.details.get("second_ear_vetoed") == 1.0
+    assert heard.confidence == pytest.approx(first.confidence * VETO_FACTOR)
+    assert heard.text == first.text  # the words stay; only the doubt grows
+    command = clips.pad(clips.speech("buy St. Charles Place please"))
+    assert "second_ear_vetoed" not in ear.recognize(command, "any").details
+    import numpy as np
+
+    noisy = clips.mix(pcm, "babble", 10.0, np.random.default_rng(3))
+    assert "second_ear_vetoed" not in ear.recognize(noisy, "any").details
