@@ -50,6 +50,6 @@ def make_engine(config: Mapping[str, Any], edition: Edition,
     first = PocketsphinxRecognizer(grammar, Tuning(denoise=str(asr.get("denoise", "auto"))))
     if str(asr.get("second_ear") or "none") == "none":
         return first
-    from banker.speech.moonshine_asr import with_second_ear  # onnxruntime only when asked for
+    from banker.speech.two_ears import with_second_ear  # onnxruntime only when asked for
 
     return with_second_ear(first, grammar, asr, notify, live=live)

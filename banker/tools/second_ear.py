@@ -38,7 +38,7 @@ from banker.nlu.matcher import Recognized
 from banker.speech.base import Pcm, read_wav
 from banker.speech.context_grammar import ContextSpeechGrammar
 from banker.speech.grammar import SpeechGrammar
-from banker.speech.moonshine_asr import DOUBTED
+from banker.speech.two_ears import DOUBTED
 from banker.tools import clips
 
 REAL_CONDITIONS = ("clean", "kitchen:12", "kitchen:6")
@@ -207,7 +207,7 @@ class Judges:
 
     def __init__(self, context: Path | None) -> None:
         from banker.editions import load_edition
-        from banker.speech.moonshine_asr import matcher_meaning
+        from banker.speech.two_ears import matcher_meaning
         from banker.tools.bench import EDITION
         from banker.tools.transcribe import NewGameJudge
 

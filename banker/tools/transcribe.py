@@ -161,7 +161,7 @@ class ContextEar:
         first: Recognizer = PocketsphinxRecognizer(grammar, Tuning(denoise=str(asr.get(
             "denoise", "auto"))))
         if str(asr.get("second_ear") or "none") != "none":  # as banker play hears
-            from banker.speech.moonshine_asr import with_second_ear
+            from banker.speech.two_ears import with_second_ear
 
             first = with_second_ear(first, grammar, asr, notify or _say_on_stderr,
                                     meaning=_context_meaning(context))

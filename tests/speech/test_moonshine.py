@@ -11,13 +11,12 @@ from banker.speech.grammar import SpeechGrammar
 from banker.speech.moonshine_asr import (
     EOS,
     MoonshineRecognizer,
-    SecondEar,
-    matcher_meaning,
     model_dir,
     read_tokenizer,
     snap,
     spoken_words,
 )
+from banker.speech.two_ears import SecondEar, matcher_meaning
 from banker.tools import clips
 
 
@@ -91,7 +90,7 @@ def test_a_command_the_first_ear_took_for_nothing_is_asked_about(
     """espeak-ng's "help" is explained better by a string of phones than by any command
     (measured: pocketsphinx hears nothing); Moonshine writes "help", so it is asked about
     ("doubted": never acted on at once by itself). Chatter stays nothing."""
-    from banker.speech.moonshine_asr import DOUBTED, EMPTY_BELOW
+    from banker.speech.two_ears import DOUBTED, EMPTY_BELOW
 
     ear = SecondEar(recognizer, moonshine, matcher_meaning(vb_grammar), empty_below=EMPTY_BELOW)
     pcm = clips.pad(clips.speech("help", clips.ESPEAK))
@@ -110,7 +109,8 @@ def test_the_default_settings_have_the_second_ear_and_the_table_never_waits_for_
         vb_grammar: SpeechGrammar) -> None:
     from banker.config import load_config
     from banker.speech.engine import make_engine
-    from banker.speech.moonshine_asr import EMPTY_BELOW, BackgroundModel
+    from banker.speech.moonshine_asr import BackgroundModel
+    from banker.speech.two_ears import EMPTY_BELOW
 
     ear = make_engine(load_config(), vb_grammar.edition, None, vb_grammar)
     assert isinstance(ear, SecondEar) and ear.empty_below == EMPTY_BELOW
@@ -128,7 +128,7 @@ def test_table_talk_moonshine_writes_down_is_doubted_twice_in_a_quiet_room(
     """Piper's "my sister is moving to leeds next month" fits "buy St. Charles Place please"
     well enough for pocketsphinx to ask about it; Moonshine writes the sentence down, which is
     no command: in a quiet room the doubt doubles. In babble the veto is off."""
-    from banker.speech.moonshine_asr import VETO_FACTOR
+    from banker.speech.two_ears import VETO_FACTOR
 
     pcm = clips.pad(clips.speech("my sister is moving to leeds next month"))
     first = recognizer.recognize(pcm, "any")
