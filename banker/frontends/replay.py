@@ -32,9 +32,14 @@ class FileResult:
 
 
 def _fold_text(s: str) -> str:
+    """Text for ``says``: case, spacing, thousands separators and money signs folded, and
+    names as the format compares them, ignoring punctuation and "St."/"Saint" ("trex" is
+    found in "T-Rex", "Saint Charles Place" in "St. Charles Place")."""
     s = s.lower()
     s = re.sub(r"(?<=\d),(?=\d{3})", "", s)
     s = re.sub(r"[m$£](?=\d)", "", s)
+    s = re.sub(r"\bsaint\b", "st", s)
+    s = re.sub(r"[^\w\s]", "", s)
     return " ".join(s.split())
 
 
