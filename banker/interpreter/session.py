@@ -312,7 +312,7 @@ class Session:
                 self.say("refused.waiting", asked=Who(asked[0]) if asked else Who(""))
                 self.step.refused = True
                 return
-            self.pending = None
+            self.pending = None if self.pending.dropped_by(cmd.player) else self.pending
         if self.hold is not None and name not in QUERIES and name not in self.hold.allowed:
             self.refuse("hold_busy", kind=self.hold.kind)
             return
