@@ -14,6 +14,7 @@ from banker.interpreter.replies import Replies
 from banker.nlu.normalize import PLACEHOLDER
 from banker.nlu.templates import Grammar
 from banker.rules import Command, GameState, Line, Who
+from banker.rules.base import places
 from banker.rules.outcome import AllOf, Money
 
 if TYPE_CHECKING:
@@ -75,7 +76,7 @@ def example_token(state: GameState, speaker: str | None = None) -> str:
 def announce_result(s: Session) -> None:
     """A finished game's result: the ranking by the edition's measure, and the winner."""
     s.say("game_over")
-    for place, (t, v) in enumerate(s.rules.ranking(s.state), start=1):
+    for place, t, v in places(s.rules.ranking(s.state)):
         s.say("ranking_line", place=place, player=Who(t), amount=Money(v))
     winners = s.state.winners
     if len(winners) > 1:
