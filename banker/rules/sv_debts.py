@@ -218,8 +218,9 @@ class DebtRules(Rules):
                 out.events += self.pay(payer, creditor, give)
                 cash -= give
                 out.events.append(DebtChanged(payer, creditor, amount - give, reason))
-                out.say("short_each", player=Who(payer), to=Who(creditor),
-                        amount=Money(amount - give))
+                out.say("short_each_part" if give else "short_each", player=Who(payer),
+                        to=Who(creditor), amount=Money(amount - give), paid=Money(give),
+                        cash=Money(cash))
             self.say_how_to_raise(fold(state, out.events), out, payer)
             return out
         out.events.append(DebtChanged(payer, creditor, amount, reason))
