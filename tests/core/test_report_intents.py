@@ -44,3 +44,27 @@ def test_deal_shapes_are_reported_by_their_spec_names(tmp_path: Path) -> None:
     assert said["buy Baltic Avenue"] == "buy" and said["no"] == "no"
     slots = next(s["slots"] for s in steps if s["heard"] == ["trade Baltic Avenue for Park Place and 200"])
     assert slots.get("give") == "Baltic Avenue" and slots.get("get") == "Park Place", slots
+
+
+CANCELS = """\
+edition: jackpot
+players: [car, dog]
+steps:
+  - dog: buy Park Place
+  - car: chance
+  - next: {spin: steal house, hot_house: none}
+  - car: spin
+  - car: cancel
+  - dog: undo
+  - car: cancel
+"""
+
+
+def test_a_cancel_that_answers_a_question_is_reported_as_cancel(tmp_path: Path) -> None:
+    """"cancel" to Jackpot's steal question, and to the undo question, is intent ``cancel``."""
+    t = tmp_path / "cancels.yaml"
+    t.write_text(CANCELS)
+    report = tmp_path / "r.json"
+    assert main(["replay", str(t), "--report", str(report)]) == 0
+    steps = json.loads(report.read_text())["files"][0]["steps"]
+    assert [s["intent"] for s in steps if s["heard"] == ["cancel"]] == ["cancel", "cancel"], steps
