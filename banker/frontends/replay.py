@@ -175,6 +175,7 @@ def _jsonable(slots: dict[str, Any]) -> dict[str, Any]:
 
 def replay_files(paths: list[Path], report: Path | None = None, out: TextIO | None = None,
                  recognize: Recognize | None = None) -> int:
+    err = sys.stderr if out is None else None  # the command line: reasons on stderr too (cli.md)
     out = out or sys.stdout
     results: list[FileResult] = []
     for p in paths:
@@ -183,6 +184,8 @@ def replay_files(paths: list[Path], report: Path | None = None, out: TextIO | No
         except Malformed as exc:
             r = FileResult(str(p), ok=False, error=str(exc), malformed=True)
             print(f"malformed: {exc}", file=out)
+            if err is not None:
+                print(f"banker: malformed transcript: {exc}", file=err)
             results.append(r)
             continue
         if recognize is None and any(u.audio for s in t.steps for u in s.utterances):
@@ -191,12 +194,19 @@ def replay_files(paths: list[Path], report: Path | None = None, out: TextIO | No
         results.append(r)
         if r.malformed:  # one line, naming the file once
             print(f"malformed: {t.path}: {r.error}", file=out)
+            if err is not None:
+                print(f"banker: malformed transcript: {t.path}: {r.error}", file=err)
         else:
             print(f"{'ok' if r.ok else 'FAILED'}: {p} ({len(r.steps)} steps)", file=out)
     if report is not None:
-        report.write_text(json.dumps({"files": [
-            {"file": r.file, "ok": r.ok, "error": r.error, "steps": r.steps} for r in results
-        ]}, indent=1))
+        try:
+            report.write_text(json.dumps({"files": [
+                {"file": r.file, "ok": r.ok, "error": r.error, "steps": r.steps} for r in results
+            ]}, indent=1))
+        except OSError as exc:  # a user's mistake: one sentence, exit 2, never a traceback
+            print(f"banker: can't write the report {report}: {exc.strerror or exc}.",
+                  file=err or out)
+            return 2
     if any(r.malformed for r in results):
         return 2
     return 0 if all(r.ok for r in results) else 1

@@ -35,3 +35,30 @@ def test_no_players_at_all_is_still_bad_input(tmp_path: Path) -> None:
     assert r.returncode == 2
     assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
     assert not (tmp_path / "g.sqlite").exists()
+
+
+def replay(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "banker", "replay", *args], capture_output=True,
+                          text=True, timeout=120)
+
+
+GOOD = "edition: voice-banking\nplayers: [cat, dog]\nsteps:\n  - cat: buy Boardwalk\n"
+
+
+def test_a_malformed_transcript_gives_its_reason_on_stderr(tmp_path: Path) -> None:
+    """cli.md: exit 2 "with a one-line reason on stderr" (the run's log on stdout stays)."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("edition: voice-banking\nplayers: [cat, unicorn]\nsteps: []\n")
+    r = replay(str(bad))
+    assert r.returncode == 2
+    assert len(r.stderr.strip().splitlines()) == 1 and "bad.yaml" in r.stderr, r.stderr
+    assert "unicorn" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_report_that_cant_be_written_is_one_sentence_and_exit_2(tmp_path: Path) -> None:
+    good = tmp_path / "good.yaml"
+    good.write_text(GOOD)
+    r = replay(str(good), "--report", str(tmp_path / "no" / "such" / "dir" / "r.json"))
+    assert r.returncode == 2
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "report" in r.stderr
