@@ -349,8 +349,8 @@ class Session:
 
     def apply(self, cmd: Command, out: Outcome, draws: Draws) -> None:
         """A decided outcome: held in a betting round, committed and said, or only said."""
-        if cmd.name == "status" and self.step.heard and wording.about_a_pot(self.step.heard[-1]):
-            out.lines = wording.pot_lines(out.lines)  # "what's in the vault": not the ranking
+        if cmd.name == "status":  # about a pot: not the ranking; in an auction: its bid
+            out.lines = wording.status_lines(self, out.lines)
         said = [self.replies.render(line) for line in out.lines]
         if out.hold is not None or (self.hold is not None and cmd.name not in QUERIES):
             # (a query during a betting round answers without ending it)
