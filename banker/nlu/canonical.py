@@ -9,7 +9,8 @@ a ``trade``, a ``sell`` or a ``buy_from``; the slots still say what was in it.
 from __future__ import annotations
 
 SPEC_INTENT = {
-    "trade_and_pay": "trade", "trade_for_cash": "trade",
+    "trade_and_pay": "trade", "trade_for_cash": "trade", "trade_with_hotel": "trade",
+    "trade_with_card": "trade", "trade_card": "trade",
     "sell_with_card": "sell", "sell_with_hotel": "sell", "sell_card": "sell", "sell_hotel": "sell",
     "buy_card": "buy_from", "buy_hotel": "buy_from",
 }
