@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from banker.frontends.transcript import Malformed, Transcript, TStep, load_transcript
+from banker.interpreter.questions import Confirm
 from banker.interpreter.session import Session, VirtualClock
 from banker.nlu.canonical import spec_intent
 from banker.rules.state import GameState
@@ -107,6 +108,7 @@ def run_transcript(t: Transcript, recognize: Recognize | None = None,
         session.begin_step()
         heard_override: list[str] = []
         try:
+            _lapse_confirm(session, step)
             _run_step(session, step, recognize, heard_override)
         except Malformed as exc:
             res.ok, res.malformed, res.error = False, True, str(exc)
@@ -137,6 +139,22 @@ def run_transcript(t: Transcript, recognize: Recognize | None = None,
     if res.failures and res.error is None:
         res.error = f"{len(res.failures)} expectation(s) failed"
     return res
+
+
+def _lapse_confirm(session: Session, step: TStep) -> None:
+    """transcripts.md: after speech that led to "Did you say …?", the next step answers it
+    only if it is that player's (their yes, no or press; anything else they say counts as no
+    in the session); any other step lets it lapse as "no". (At the table another player's
+    command leaves it open: dialogues.md lapses it by that player's command or 10 s.)"""
+    p = session.pending
+    if not isinstance(p, Confirm):
+        return
+    if step.kind == "press" and step.presses and step.presses[0] in p.asked:
+        return
+    if step.kind == "say" and step.player in p.asked:
+        return
+    back = p.back
+    session.pending = back if back is not None and not back.lapses else None
 
 
 def _run_step(session: Session, step: TStep, recognize: Recognize | None, heard: list[str]) -> None:
