@@ -56,6 +56,11 @@ class Pending:
         and the answer is decided again when it comes."""
         return player in self.asked
 
+    def cancelled_by(self, player: str) -> bool:
+        """Does ``player``'s "cancel" end it? The asked player's always; a question that never
+        lapses only so; one that lapses as ``dropped_by`` says."""
+        return player in self.asked or (self.lapses and self.dropped_by(player))
+
     def filled_slot(self) -> str:
         """The slot an answer fills ("" for a yes/no or a choice)."""
         return ""

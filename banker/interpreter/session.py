@@ -429,8 +429,8 @@ class Session:
             if self.hold is not None and self.pending is None:
                 self.refuse("hold_owner_only", player=Who(self.hold.owner))
                 return
-            if self.pending is not None and (cmd.player in self.pending.asked or self.pending.lapses):
-                self.pending = None  # a question that never lapses is cancelled only by its addressee
+            if self.pending is not None and self.pending.cancelled_by(cmd.player):
+                self.pending = None  # another player's question is theirs to cancel
             self.say("cancelled")
             return
         # yes / no / answer with nothing asked of this player
