@@ -55,6 +55,21 @@ def parse_players(text: str, edition: Edition) -> list[str]:
     return out
 
 
+def ask_until_valid(ask_players: Callable[[Edition], str], edition: Edition,
+                    on_say: Callable[[str], None]) -> list[str]:
+    """The players asked for at the start: a typo ("racecar, unicorn") is said and asked
+    again, as a family at the keyboard expects; nothing given (end of input) is still the
+    usage error (exit 2) it was."""
+    while True:
+        text = ask_players(edition)
+        try:
+            return parse_players(text, edition)
+        except UsageError as exc:
+            if not text.strip():
+                raise
+            on_say(str(exc))
+
+
 def parse_options(items: list[str], edition: Edition) -> dict[str, str]:
     specs = {o.name: o for o in edition.options}
     out: dict[str, str] = {}
@@ -108,7 +123,8 @@ def start_game(edition_id: str | None, players_text: str | None, option_items: l
         return Game(session, gf, True)
     edition = load_edition(edition_id or "voice-banking")
     options = parse_options(option_items, edition)
-    players = parse_players(players_text if players_text is not None else ask_players(edition), edition)
+    players = (parse_players(players_text, edition) if players_text is not None
+               else ask_until_valid(ask_players, edition, on_say))
     path = game_path or default_game_path()
     gf = GameFile(path)
     seed = random.SystemRandom().randrange(1, 2**31)

@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from banker.frontends.transcript import Malformed, Transcript, TStep, load_transcript
+from banker.interpreter.questions import Confirm
 from banker.interpreter.session import Session, VirtualClock
+from banker.nlu.canonical import spec_intent
 from banker.rules.state import GameState
 
 Recognize = Callable[[Session, Path], tuple[str, float | None]]
@@ -32,9 +34,14 @@ class FileResult:
 
 
 def _fold_text(s: str) -> str:
+    """Text for ``says``: case, spacing, thousands separators and money signs folded, and
+    names as the format compares them, ignoring punctuation and "St."/"Saint" ("trex" is
+    found in "T-Rex", "Saint Charles Place" in "St. Charles Place")."""
     s = s.lower()
     s = re.sub(r"(?<=\d),(?=\d{3})", "", s)
     s = re.sub(r"[m$£](?=\d)", "", s)
+    s = re.sub(r"\bsaint\b", "st", s)
+    s = re.sub(r"[^\w\s]", "", s)
     return " ".join(s.split())
 
 
@@ -101,6 +108,7 @@ def run_transcript(t: Transcript, recognize: Recognize | None = None,
         session.begin_step()
         heard_override: list[str] = []
         try:
+            _lapse_confirm(session, step)
             _run_step(session, step, recognize, heard_override)
         except Malformed as exc:
             res.ok, res.malformed, res.error = False, True, str(exc)
@@ -116,7 +124,7 @@ def run_transcript(t: Transcript, recognize: Recognize | None = None,
         s = session.finish_step()
         bad = check_expect(step.expect, session.state, before, s.said, s.refused)
         entry = {"step": step.index, "player": step.player or (step.presses[0] if step.presses else None),
-                 "heard": heard_override or s.heard, "intent": s.intent,
+                 "heard": heard_override or s.heard, "intent": spec_intent(s.intent),
                  "slots": _jsonable(s.slots), "said": " ".join(s.said), "ok": not bad}
         res.steps.append(entry)
         if bad:
@@ -131,6 +139,22 @@ def run_transcript(t: Transcript, recognize: Recognize | None = None,
     if res.failures and res.error is None:
         res.error = f"{len(res.failures)} expectation(s) failed"
     return res
+
+
+def _lapse_confirm(session: Session, step: TStep) -> None:
+    """transcripts.md: after speech that led to "Did you say …?", the next step answers it
+    only if it is that player's (their yes, no or press; anything else they say counts as no
+    in the session); any other step lets it lapse as "no". (At the table another player's
+    command leaves it open: dialogues.md lapses it by that player's command or 10 s.)"""
+    p = session.pending
+    if not isinstance(p, Confirm):
+        return
+    if step.kind == "press" and step.presses and step.presses[0] in p.asked:
+        return
+    if step.kind == "say" and step.player in p.asked:
+        return
+    back = p.back
+    session.pending = back if back is not None and not back.lapses else None
 
 
 def _run_step(session: Session, step: TStep, recognize: Recognize | None, heard: list[str]) -> None:
@@ -169,6 +193,7 @@ def _jsonable(slots: dict[str, Any]) -> dict[str, Any]:
 
 def replay_files(paths: list[Path], report: Path | None = None, out: TextIO | None = None,
                  recognize: Recognize | None = None) -> int:
+    err = sys.stderr if out is None else None  # the command line: reasons on stderr too (cli.md)
     out = out or sys.stdout
     results: list[FileResult] = []
     for p in paths:
@@ -177,6 +202,8 @@ def replay_files(paths: list[Path], report: Path | None = None, out: TextIO | No
         except Malformed as exc:
             r = FileResult(str(p), ok=False, error=str(exc), malformed=True)
             print(f"malformed: {exc}", file=out)
+            if err is not None:
+                print(f"banker: malformed transcript: {exc}", file=err)
             results.append(r)
             continue
         if recognize is None and any(u.audio for s in t.steps for u in s.utterances):
@@ -185,12 +212,19 @@ def replay_files(paths: list[Path], report: Path | None = None, out: TextIO | No
         results.append(r)
         if r.malformed:  # one line, naming the file once
             print(f"malformed: {t.path}: {r.error}", file=out)
+            if err is not None:
+                print(f"banker: malformed transcript: {t.path}: {r.error}", file=err)
         else:
             print(f"{'ok' if r.ok else 'FAILED'}: {p} ({len(r.steps)} steps)", file=out)
     if report is not None:
-        report.write_text(json.dumps({"files": [
-            {"file": r.file, "ok": r.ok, "error": r.error, "steps": r.steps} for r in results
-        ]}, indent=1))
+        try:
+            report.write_text(json.dumps({"files": [
+                {"file": r.file, "ok": r.ok, "error": r.error, "steps": r.steps} for r in results
+            ]}, indent=1))
+        except OSError as exc:  # a user's mistake: one sentence, exit 2, never a traceback
+            print(f"banker: can't write the report {report}: {exc.strerror or exc}.",
+                  file=err or out)
+            return 2
     if any(r.malformed for r in results):
         return 2
     return 0 if all(r.ok for r in results) else 1

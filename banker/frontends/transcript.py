@@ -102,7 +102,7 @@ def load_transcript(path: Path) -> Transcript:
     p_node = top.get("players")
     if not isinstance(p_node, yaml.SequenceNode):
         raise Malformed(f"{at(p_node) if p_node is not None else where}: players must be a list of tokens")
-    players = [_scalar(n, at, "player").lower() for n in p_node.value]
+    players = [_token_id(_scalar(n, at, "player"), edition) for n in p_node.value]
     for n, t in zip(p_node.value, players, strict=True):
         if t not in edition.token_ids:
             raise Malformed(f"{at(n)}: unknown token {t!r} (tokens: {', '.join(edition.token_ids)})")
@@ -191,7 +191,7 @@ def _step(index: int, node: yaml.Node, ed: Edition, players: list[str], options:
             items = v.value if isinstance(v, yaml.SequenceNode) else [v]
             for item in items:
                 tok = _scalar(item, at, "press").lower()
-                step.presses.append(_token(tok, players, at(item)))
+                step.presses.append(_token(tok, players, at(item), ed))
         elif low == "wait":
             step.kind, step.seconds = "wait", _number(v, at, "wait")
         elif low == "next":
@@ -199,19 +199,30 @@ def _step(index: int, node: yaml.Node, ed: Edition, players: list[str], options:
             step.forced = _next(v, ed, options, at)
         else:
             step.kind = "say"
-            step.player = _token(low, players, at(k))
+            step.player = _token(low, players, at(k), ed)
             step.utterances = _utterances(v, path, at)
     if not step.kind:
         raise Malformed(f"{at(node)}: step {index} has no action")
     return step
 
 
-def _token(value: str, players: list[str], where: str) -> str:
+def _token(value: str, players: list[str], where: str, ed: Edition) -> str:
+    """A seat number, or a token named by its id or its name ignoring case and punctuation
+    ("T-Rex" is ``trex``), as the format matches names in expectations."""
     if value.isdecimal() and 1 <= int(value) <= len(players):
         return players[int(value) - 1]
+    value = _token_id(value, ed)
     if value not in players:
         raise Malformed(f"{where}: unknown token or step kind {value!r}")
     return value
+
+
+def _token_id(value: str, ed: Edition) -> str:
+    """The token id ``value`` names (by id or name, see ``canon``); else ``value`` lower-cased."""
+    for t in ed.tokens:
+        if canon(value) in (canon(t.id), canon(t.name)):
+            return t.id
+    return value.lower()
 
 
 def _utterances(v: yaml.Node, path: Path, at: Any) -> list[Utterance]:
@@ -314,14 +325,14 @@ def _expect(node: yaml.Node, ed: Edition, players: list[str], at: Any) -> dict[s
             out[key] = _int(v, at, key)
         elif key == "winner":
             items = v.value if isinstance(v, yaml.SequenceNode) else [v]
-            out[key] = sorted(_token(_scalar(i, at, "winner").lower(), players, at(i)) for i in items)
+            out[key] = sorted(_token(_scalar(i, at, "winner").lower(), players, at(i), ed) for i in items)
         elif key in ("mortgaged", "in_jail"):
             if not isinstance(v, yaml.SequenceNode):
                 raise Malformed(f"{at(v)}: {key} must be a list")
             if key == "mortgaged":
                 out[key] = sorted(_street(_scalar(i, at, key), ed, at(i)) for i in v.value)
             else:
-                out[key] = sorted(_token(_scalar(i, at, key).lower(), players, at(i)) for i in v.value)
+                out[key] = sorted(_token(_scalar(i, at, key).lower(), players, at(i), ed) for i in v.value)
         else:  # maps
             if not isinstance(v, yaml.MappingNode):
                 raise Malformed(f"{at(v)}: {key} must be a mapping")
@@ -329,13 +340,13 @@ def _expect(node: yaml.Node, ed: Edition, players: list[str], at: Any) -> dict[s
             for a, b in v.value:
                 name = _scalar(a, at, key)
                 if key == "cash":
-                    m[_token(name.lower(), players, at(a))] = _int(b, at, f"cash of {name}")
+                    m[_token(name.lower(), players, at(a), ed)] = _int(b, at, f"cash of {name}")
                 elif key == "owner":
                     owner = _scalar(b, at, "owner").lower() if isinstance(b, yaml.ScalarNode) else ""
                     if owner in ("", "null", "~", "bank", "none"):
                         m[_street(name, ed, at(a))] = None
                     else:
-                        m[_street(name, ed, at(a))] = _token(owner, players, at(b))
+                        m[_street(name, ed, at(a))] = _token(owner, players, at(b), ed)
                 elif key == "vault":
                     if name not in ("cash", "keys", "hotels"):
                         raise Malformed(f"{at(a)}: vault has cash, keys and hotels")

@@ -81,7 +81,7 @@ class Answers:
             self.answer_yes(player)
             return True
         if intent in ("no", "cancel"):
-            s.step.intent = "no"
+            s.step.intent = intent
             s.pending = None
             if isinstance(p, RuleQuestion):
                 self.rule_answer(p, player, False)
@@ -150,6 +150,7 @@ class Answers:
         """Nothing that fills the slot: cancel, lapse, or ask again."""
         s = self.session
         if intent == "cancel":
+            s.step.intent = "cancel"  # the report names what was said (intents.md)
             if p.lapses:
                 s.pending = None
                 s.say("cancelled")

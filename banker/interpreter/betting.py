@@ -63,9 +63,10 @@ class Betting:
         s = self.session
         if self.hold is None or player != self.hold.owner:
             return False
+        staked = bool(s.state.stakes)
         s.state = s.committed_state()
         if s.journal is not None:
             s.journal.note("dialogue_closed", self.hold.kind)
         self.clear()
-        s.say("cancelled")
+        s.say("betting_cancelled" if staked else "cancelled")  # say that the stakes went back
         return True

@@ -50,6 +50,17 @@ class Pending:
         """Answered by yes or no (a press is a yes)."""
         return False
 
+    def dropped_by(self, player: str) -> bool:
+        """Does ``player``'s other command drop this question (one that lapses)? Only the
+        asked player's (dialogues.md: "another command by that player"): the others play on
+        and the answer is decided again when it comes."""
+        return player in self.asked
+
+    def cancelled_by(self, player: str) -> bool:
+        """Does ``player``'s "cancel" end it? The asked player's always; a question that never
+        lapses only so; one that lapses as ``dropped_by`` says."""
+        return player in self.asked or (self.lapses and self.dropped_by(player))
+
     def filled_slot(self) -> str:
         """The slot an answer fills ("" for a yes/no or a choice)."""
         return ""
@@ -136,6 +147,9 @@ class UndoQuestion(Pending):
 
     def wants_yes(self) -> bool:
         return True
+
+    def dropped_by(self, player: str) -> bool:
+        return True  # any new transaction changes what "the last transaction" is
 
 
 def differing_names(cands: tuple[Command, ...]) -> list[str]:

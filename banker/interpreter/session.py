@@ -312,7 +312,7 @@ class Session:
                 self.say("refused.waiting", asked=Who(asked[0]) if asked else Who(""))
                 self.step.refused = True
                 return
-            self.pending = None
+            self.pending = None if self.pending.dropped_by(cmd.player) else self.pending
         if self.hold is not None and name not in QUERIES and name not in self.hold.allowed:
             self.refuse("hold_busy", kind=self.hold.kind)
             return
@@ -349,8 +349,8 @@ class Session:
 
     def apply(self, cmd: Command, out: Outcome, draws: Draws) -> None:
         """A decided outcome: held in a betting round, committed and said, or only said."""
-        if cmd.name == "status" and self.step.heard and wording.about_a_pot(self.step.heard[-1]):
-            out.lines = wording.pot_lines(out.lines)  # "what's in the vault": not the ranking
+        if cmd.name == "status":  # about a pot: not the ranking; in an auction: its bid
+            out.lines = wording.status_lines(self, out.lines)
         said = [self.replies.render(line) for line in out.lines]
         if out.hold is not None or (self.hold is not None and cmd.name not in QUERIES):
             # (a query during a betting round answers without ending it)
@@ -429,8 +429,8 @@ class Session:
             if self.hold is not None and self.pending is None:
                 self.refuse("hold_owner_only", player=Who(self.hold.owner))
                 return
-            if self.pending is not None and (cmd.player in self.pending.asked or self.pending.lapses):
-                self.pending = None  # a question that never lapses is cancelled only by its addressee
+            if self.pending is not None and self.pending.cancelled_by(cmd.player):
+                self.pending = None  # another player's question is theirs to cancel
             self.say("cancelled")
             return
         # yes / no / answer with nothing asked of this player

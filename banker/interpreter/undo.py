@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from banker.interpreter.questions import ANSWER_TIMEOUT, UndoQuestion
 from banker.ledger import JournalWriteError, Transaction
-from banker.rules import Command, Intent, Who
+from banker.rules import Command, Intent, Money, Who
 
 if TYPE_CHECKING:
     from banker.interpreter.session import Session
@@ -64,6 +64,12 @@ def do_undo(s: Session, tx: Transaction, player: str | None) -> None:
         except JournalWriteError as exc:
             s.say("refused." + exc.code)
             return
+    before = s.state
     s.history = [t for t in s.history if t.seq != tx.seq]
     s.state = s.committed_state()
     s.say("undone", what=what(tx))
+    first = [tx.player] if tx.player in s.state.order else []
+    for p in first + [o for o in s.state.order if o not in first]:
+        # "Undone: …" quotes the old reply, balance and all: say the new balances
+        if p in before.players and before.cash(p) != s.state.cash(p):
+            s.say("undone_cash", player=Who(p), cash=Money(s.state.cash(p)))

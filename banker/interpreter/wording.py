@@ -14,6 +14,7 @@ from banker.interpreter.replies import Replies
 from banker.nlu.normalize import PLACEHOLDER
 from banker.nlu.templates import Grammar
 from banker.rules import Command, GameState, Line, Who
+from banker.rules.base import places
 from banker.rules.outcome import AllOf, Money
 
 if TYPE_CHECKING:
@@ -65,6 +66,21 @@ def pot_lines(lines: list[Line]) -> list[Line]:
     return [ln for ln in lines if ln.key != "ranking_line"] or lines
 
 
+def status_lines(s: Session, lines: list[Line]) -> list[Line]:
+    """A status answer as asked: "what's in the vault" without the ranking; during an auction
+    "who's winning" also says whose bid is highest (product.md: a banker says that too)."""
+    if s.step.heard and about_a_pot(s.step.heard[-1]):
+        lines = pot_lines(lines)
+    a = s.auction
+    if a is None:
+        return lines
+    if a.bidder is None:
+        return [*lines, Line("auction_status_none", {"street": a.street,
+                                                     "amount": Money(s.edition.auction.open)})]
+    return [*lines, Line("auction_status", {"street": a.street, "player": Who(a.bidder),
+                                            "amount": Money(a.amount)})]
+
+
 def example_token(state: GameState, speaker: str | None = None) -> str:
     """A token that is playing, for an example to the table: another than the speaker when
     there is one (help and hints never name a token that isn't playing)."""
@@ -75,7 +91,7 @@ def example_token(state: GameState, speaker: str | None = None) -> str:
 def announce_result(s: Session) -> None:
     """A finished game's result: the ranking by the edition's measure, and the winner."""
     s.say("game_over")
-    for place, (t, v) in enumerate(s.rules.ranking(s.state), start=1):
+    for place, t, v in places(s.rules.ranking(s.state)):
         s.say("ranking_line", place=place, player=Who(t), amount=Money(v))
     winners = s.state.winners
     if len(winners) > 1:

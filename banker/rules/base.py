@@ -36,6 +36,12 @@ def counted(n: int, noun: str) -> str:
     return f"{n if n else 'no'} {noun}s"
 
 
+def places(ranking: list[tuple[str, int]]) -> list[tuple[int, str, int]]:
+    """(place, token, value) from best to worst; equal values share a place ("Number 1: T-Rex
+    … Number 1: Racecar …" for a tie), the next one counts those above it."""
+    return [(1 + sum(1 for _, w in ranking if w > v), t, v) for t, v in ranking]
+
+
 class Rules:
     """Rules common to all editions. Subclasses set ``edition`` data and override handlers."""
 
@@ -437,7 +443,7 @@ class Rules:
         winners = tuple(t for t, v in ranking if v == top)
         events.append(GameEnded(winners))
         out.say("game_over")
-        for place, (t, v) in enumerate(ranking, start=1):
+        for place, t, v in places(ranking):
             out.say("ranking_line", place=place, player=Who(t), amount=Money(v))
         if len(winners) > 1:
             out.say("winners_tie", players=AllOf(Who(w) for w in winners))
@@ -472,7 +478,7 @@ class Rules:
 
     def do_status(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
         out = Outcome()
-        for place, (t, v) in enumerate(self.ranking(state), start=1):
+        for place, t, v in places(self.ranking(state)):
             out.say("ranking_line", place=place, player=Who(t), amount=Money(v))
         self.status_extra(state, out)
         return out

@@ -250,6 +250,23 @@ class DealRules(DebtRules):
         return self.combined(state, cmd, Side((street,), hotels=1),
                              Side(cash=self.amount(cmd)), self.named(cmd))
 
+    def do_trade_with_hotel(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        """"trade Baltic Avenue and a hotel for Park Place (with the dog)"."""
+        give, get = self.street(cmd, "give"), self.street(cmd, "get")
+        return self.combined(state, cmd, Side((give,), hotels=1), Side((get,)),
+                             cmd.intent.get("player"))
+
+    def do_trade_with_card(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        """"trade Baltic Avenue and my get out of jail free card for Park Place"."""
+        give, get = self.street(cmd, "give"), self.street(cmd, "get")
+        return self.combined(state, cmd, Side((give,), card=True), Side((get,)),
+                             cmd.intent.get("player"))
+
+    def do_trade_card(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        """"trade my get out of jail free card for Park Place"."""
+        return self.combined(state, cmd, Side(card=True), Side((self.street(cmd, "get"),)),
+                             cmd.intent.get("player"))
+
     @staticmethod
     def named(cmd: Command) -> object:
         who = cmd.intent.get("player")

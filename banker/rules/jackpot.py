@@ -36,7 +36,8 @@ class JackpotRules(SpinnerRules):
     intents = frozenset({
         "buy", "auction", "auction_close", "pay_rent", "chance", "bet", "spin", "spinner",
         "build_house", "steal_house", "swap_house", "swap_cash", "pass_go", "get_out_of_jail",
-        "go_to_jail", "leave_jail", "no_doubles", "free_parking", "pay", "collect", "bankrupt",
+        "go_to_jail", "leave_jail", "no_doubles", "third_roll", "free_parking", "pay", "collect",
+        "bankrupt",
     })
     #: purchases, auctions, bail and "pay N" all go into the Jackpot: the Bank never takes money
     purchase_account = "jackpot"
@@ -122,6 +123,16 @@ class JackpotRules(SpinnerRules):
                                                                  tries=tries)
         return Outcome(events=[JailChanged(p, True, tries)]).say(
             "jail_try", player=Who(p), tries=tries, left=limit - tries)
+
+    def do_third_roll(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        """ "That was my third roll": out for nothing, as after the third "no doubles" (the
+        banker trusts the tries it didn't hear about; Jackpot's bail is never owed)."""
+        p = cmd.player
+        if not self.jailed(state, p):
+            raise Refusal("not_in_jail", player=Who(p))
+        limit = int(self.edition.extra.get("jail_tries", 3))
+        return Outcome(events=[JailChanged(p, False, 0)]).say("jail_last_try", player=Who(p),
+                                                             tries=limit)
 
     def can_bid(self, state: GameState, player: str) -> str | None:
         return "jail_no_bid" if self.jailed(state, player) else None

@@ -35,7 +35,7 @@ DEBTOR_OK = frozenset({
     "mortgage", "sell", "sell_hotel", "sell_card", "trade", "bankrupt", "collect", "pass_go",
     "build_hotel", "go_to_jail", "leave_jail", "guess", "free_parking", "open_vault",
     "pay_rent", "tax", "auction", "get_out_of_jail", "trade_and_pay", "trade_for_cash",
-    "sell_with_card", "sell_with_hotel",
+    "sell_with_card", "sell_with_hotel", "trade_with_hotel", "trade_with_card", "trade_card",
 })
 
 
@@ -218,8 +218,9 @@ class DebtRules(Rules):
                 out.events += self.pay(payer, creditor, give)
                 cash -= give
                 out.events.append(DebtChanged(payer, creditor, amount - give, reason))
-                out.say("short_each", player=Who(payer), to=Who(creditor),
-                        amount=Money(amount - give))
+                out.say("short_each_part" if give else "short_each", player=Who(payer),
+                        to=Who(creditor), amount=Money(amount - give), paid=Money(give),
+                        cash=Money(cash))
             self.say_how_to_raise(fold(state, out.events), out, payer)
             return out
         out.events.append(DebtChanged(payer, creditor, amount, reason))

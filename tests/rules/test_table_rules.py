@@ -115,7 +115,7 @@ def test_chairman_short_pays_each_player_what_it_can_and_owes_each_the_rest() ->
     out = sc.when("duck", "chance", {"chance": "chairman"})  # M100 to each of three players
     assert (sc.cash("dog"), sc.cash("cat"), sc.cash("hat"), sc.cash("duck")) == (3100, 3050, 3000, 0)
     assert [(d.creditor, d.amount) for d in sc.state.debts] == [("cat", 50), ("hat", 100)]
-    assert keys(out).count("short_each") == 2
+    assert keys(out).count("short_each_part") == 1 and keys(out).count("short_each") == 1
     out = sc.when("duck", "collect", amount=60)  # covers the cat, not yet the hat
     assert (sc.cash("cat"), sc.cash("duck")) == (3100, 10)
     assert [(d.creditor, d.amount) for d in sc.state.debts] == [("hat", 100)]

@@ -1,0 +1,70 @@
+"""``banker replay --report`` names intents as intents.md does (spec audit): a Secret Vault
+deal that mixes cash, streets, hotels or the card is a ``trade``, ``sell`` or ``buy_from``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from banker.cli import main
+
+DEALS = """\
+edition: secret-vault
+players: [duck, dog]
+steps:
+  - duck: buy Baltic Avenue
+  - dog: buy Park Place
+  - duck: trade Baltic Avenue and 200 for Park Place with the dog
+  - dog: 'no'
+  - duck: trade Baltic Avenue for Park Place and 200
+  - dog: 'no'
+  - next: {chance: jail-free}
+  - duck: chance
+  - duck: sell Baltic Avenue and my get out of jail free card to the dog for 300
+  - dog: 'no'
+  - duck: sell my get out of jail free card to the dog for 50
+  - dog: 'no'
+  - dog: buy the get out of jail free card from the duck for 50
+  - duck: 'no'
+"""
+
+
+def test_deal_shapes_are_reported_by_their_spec_names(tmp_path: Path) -> None:
+    t = tmp_path / "deals.yaml"
+    t.write_text(DEALS)
+    report = tmp_path / "r.json"
+    assert main(["replay", str(t), "--report", str(report)]) == 0
+    steps = json.loads(report.read_text())["files"][0]["steps"]
+    said = {s["heard"][0]: s["intent"] for s in steps if s["heard"]}
+    assert said["trade Baltic Avenue and 200 for Park Place with the dog"] == "trade"
+    assert said["trade Baltic Avenue for Park Place and 200"] == "trade"
+    assert said["sell Baltic Avenue and my get out of jail free card to the dog for 300"] == "sell"
+    assert said["sell my get out of jail free card to the dog for 50"] == "sell"
+    assert said["buy the get out of jail free card from the duck for 50"] == "buy_from"
+    assert said["buy Baltic Avenue"] == "buy" and said["no"] == "no"
+    slots = next(s["slots"] for s in steps if s["heard"] == ["trade Baltic Avenue for Park Place and 200"])
+    assert slots.get("give") == "Baltic Avenue" and slots.get("get") == "Park Place", slots
+
+
+CANCELS = """\
+edition: jackpot
+players: [car, dog]
+steps:
+  - dog: buy Park Place
+  - car: chance
+  - next: {spin: steal house, hot_house: none}
+  - car: spin
+  - car: cancel
+  - dog: undo
+  - car: cancel
+"""
+
+
+def test_a_cancel_that_answers_a_question_is_reported_as_cancel(tmp_path: Path) -> None:
+    """"cancel" to Jackpot's steal question, and to the undo question, is intent ``cancel``."""
+    t = tmp_path / "cancels.yaml"
+    t.write_text(CANCELS)
+    report = tmp_path / "r.json"
+    assert main(["replay", str(t), "--report", str(report)]) == 0
+    steps = json.loads(report.read_text())["files"][0]["steps"]
+    assert [s["intent"] for s in steps if s["heard"] == ["cancel"]] == ["cancel", "cancel"], steps
