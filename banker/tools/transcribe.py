@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -24,6 +24,7 @@ from banker.editions import load_edition
 from banker.editions.model import Edition
 from banker.interpreter.hearing import Hearing, Said, judge
 from banker.interpreter.policy import plain
+from banker.nlu.canonical import spec_intent
 from banker.nlu.context import Context
 from banker.nlu.matcher import Matcher, Recognized
 from banker.speech.base import AudioFileError, Heard, Pcm, Recognizer, read_wav
@@ -119,6 +120,9 @@ def read_all(wavs: Sequence[Path], err: TextIO) -> tuple[list[tuple[Path, Pcm]],
 
 
 def print_verdict(path: Path, v: Verdict, as_json: bool, out: TextIO) -> None:
+    """One line for one file; the intent as intents.md names it (a combined Secret Vault
+    deal is a ``trade``, ``sell`` or ``buy_from``, as ``replay --report`` says)."""
+    v = replace(v, intent=spec_intent(v.intent))
     if as_json:
         print(json.dumps({"file": str(path), "text": v.text, "intent": v.intent,
                           "slots": v.slots, "confidence": v.confidence,
