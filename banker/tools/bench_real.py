@@ -209,9 +209,17 @@ def published(folder: Path) -> list[str]:
     return rows
 
 
+def ears() -> str:
+    """How the settings hear: "pocketsphinx", or "pocketsphinx + moonshine"."""
+    from banker.config import load_config
+
+    second = str((load_config().get("asr") or {}).get("second_ear") or "none")
+    return "pocketsphinx" + ("" if second == "none" else f" + {second}")
+
+
 def table(folder: Path, scores: dict[str, dict[str, int]]) -> str:
     rows = published(folder)
-    ours = ["banker (pocketsphinx)", "kitchen"]
+    ours = [f"banker ({ears()})", "kitchen"]
     for snr in SNRS:
         c = scores.get(f"kitchen:{snr}")
         ours.append(f"{c['exact'] / c['n']:.2f} ({c['exact']}/{c['n']})" if c else "-")
