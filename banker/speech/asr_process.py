@@ -62,7 +62,7 @@ def _answer_requests(conn: Connection, config: dict[str, Any], edition: Edition)
     from banker.speech.engine import make_engine
 
     try:
-        engine = make_engine(config, edition)
+        engine = make_engine(config, edition, live=True)
     except Exception as exc:  # the parent says so and recognises in-process instead
         conn.send(EngineFailed(f"{type(exc).__name__}: {exc}"))
         return
@@ -150,7 +150,7 @@ class ProcessRecognizer:
         if self._local is None:
             from banker.speech.engine import make_engine
 
-            self._local = make_engine(self.config, self.edition)
+            self._local = make_engine(self.config, self.edition, live=True)
         return self._local.recognize(np.asarray(pcm, dtype=np.int16), focus, speaker)
 
     def close(self) -> None:

@@ -30,8 +30,9 @@ def _stderr(text: str) -> None:
 
 def make_engine(config: Mapping[str, Any], edition: Edition,
                 notify: Callable[[str], None] | None = None,
-                grammar: SpeechGrammar | None = None) -> Recognizer:
-    """The recogniser the settings ask for, loaded for ``edition``."""
+                grammar: SpeechGrammar | None = None, live: bool = False) -> Recognizer:
+    """The recogniser the settings ask for, loaded for ``edition``. ``live``: at the table,
+    where a turn never waits for the second ear to finish loading."""
     from banker.speech.pocketsphinx_asr import PocketsphinxRecognizer, Tuning
 
     notify = notify or _stderr
@@ -49,6 +50,6 @@ def make_engine(config: Mapping[str, Any], edition: Edition,
     first = PocketsphinxRecognizer(grammar, Tuning(denoise=str(asr.get("denoise", "auto"))))
     if str(asr.get("second_ear") or "none") == "none":
         return first
-    from banker.speech.moonshine_asr import with_second_ear  # onnxruntime only when asked for
+    from banker.speech.two_ears import with_second_ear  # onnxruntime only when asked for
 
-    return with_second_ear(first, grammar, asr, notify)
+    return with_second_ear(first, grammar, asr, notify, live=live)

@@ -12,16 +12,14 @@ loading the model (it was built with AVX-512 code). Its ``.ort`` model files run
 ``onnxruntime`` package instead (already installed for piper), with the greedy decoding loop
 written out here, and its ``tokenizer.bin`` read directly.
 
-``SecondEar`` puts it behind pocketsphinx: only when pocketsphinx is unsure (its confidence in
-a band) is Moonshine asked, and when both engines mean the same command the confidence is
-raised so the banker acts at once instead of asking "Did you say…?". It never changes the
-words pocketsphinx heard: disagreement leaves the first ear's reading and doubt as they were.
+``speech.two_ears`` puts it behind pocketsphinx as a second opinion.
 """
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -32,16 +30,13 @@ import numpy as np
 from banker.money import number_words, parse_number
 from banker.nlu.normalize import normalize_words
 from banker.speech import onnx_model
-from banker.speech.base import RATE, Heard, Pcm, Recognizer, speech_span
+from banker.speech.base import RATE, Heard, Pcm, speech_span
 from banker.speech.grammar import Fsa
 
 LAYERS = 8  # decoder layers of base-en
 HEADS, HEAD_DIM = 8, 52
 BOS, EOS = 1, 2
 TOKENS_PER_SECOND = 6  # Moonshine's own cap on output length (about 6 tokens per second)
-DOUBTED = 0.69  # a confidence below every accept threshold of the hearing policy
-
-
 class MoonshineError(Exception):
     """Moonshine can't be used (package or model missing); one plain sentence."""
 
@@ -244,6 +239,12 @@ def _topological(fsa: Fsa) -> list[int]:
     return order
 
 
+class Transcriber(Protocol):
+    """Free text for one utterance: ``Moonshine`` or a ``BackgroundModel``."""
+
+    def transcribe(self, pcm: Pcm) -> str: ...
+
+
 class MoonshineRecognizer:
     """Moonshine's free text snapped onto the focus's grammar. ``confidence`` is 1 minus the
     snap distance (a transcript that needed no edits is 1.0); beyond ``max_distance`` the
@@ -252,7 +253,7 @@ class MoonshineRecognizer:
     engine = "moonshine"
 
     def __init__(self, grammar: WordGrammar, threads: int = 1, max_distance: float = 0.35,
-                 model: Moonshine | None = None) -> None:
+                 model: Transcriber | None = None) -> None:
         self.grammar = grammar
         self.max_distance = max_distance
         self.model = model or Moonshine(threads)
@@ -275,74 +276,40 @@ class MoonshineRecognizer:
                      time.perf_counter() - t0, details)
 
 
-Meaning = Callable[[str], Hashable]
+class BackgroundModel:
+    """Moonshine loading (and warming: its first run costs more) in a thread of its own, so
+    the table is ready without waiting for it (about 2 s of CPU). Offline (``wait``), a
+    transcription waits for the load, so the same audio is heard the same way however soon it
+    comes; at the table a turn that comes before the load is done is heard by the first ear
+    alone rather than keep the player waiting (the join takes longer than the load anyway).
+    A load that fails is said once and then hears nothing (the first ear goes on alone)."""
 
+    def __init__(self, notify: Callable[[str], None], threads: int = 1, wait: bool = True
+                 ) -> None:
+        model_dir()  # a missing package or model is said at once (MoonshineError), not later
+        self._model: Moonshine | None = None
+        self._done = threading.Event()
+        self._notify, self._wait = notify, wait
+        threading.Thread(target=self._load, args=(threads,), name="moonshine-load",
+                         daemon=True).start()
 
-def matcher_meaning(grammar: Any) -> Meaning:
-    """What a sentence means to the grammar's matcher: (intent, slots), or the text itself
-    when it matches no one command (two sentences that differ by "please" mean the same)."""
-    from banker.nlu.matcher import Recognized
+    def _load(self, threads: int) -> None:
+        try:
+            model = Moonshine(threads)
+            model.transcribe(np.zeros(RATE // 2, dtype=np.int16))
+            self._model = model
+        except Exception as exc:  # onnxruntime's own errors too: the first ear carries on
+            self._notify(f"The second ear could not be loaded ({type(exc).__name__}: {exc}).")
+        finally:
+            self._done.set()
 
-    def meaning(text: str) -> Hashable:
-        m = grammar.matcher.match(text)
-        if isinstance(m, Recognized):
-            return (m.intent, tuple(sorted((k, str(v)) for k, v in m.slots.items())))
-        return ("text", text)
+    def loaded(self, timeout: float | None = None) -> bool:
+        """Wait up to ``timeout`` for the load; whether the model is there."""
+        self._done.wait(timeout)
+        return self._model is not None
 
-    return meaning
-
-
-class SecondEar:
-    """Pocketsphinx first; Moonshine only when the first ear is unsure.
-
-    ``unsure`` is the band of first-ear confidence that gets a second opinion: below it
-    there is nothing worth rescuing, above it the banker acts anyway (the defaults sit around
-    the hearing policy's confirm floor and money threshold). When both ears mean the same
-    command the confidence becomes at least ``agreed``. When they differ, the first ear's
-    words and doubt stay, unless ``swap_below`` is set and Moonshine's words needed at most
-    that snap distance: then its reading is the one asked about (confidence at most
-    ``DOUBTED``, so never acted on at once).
-    """
-
-    def __init__(self, first: Recognizer, second: Recognizer, meaning: Meaning | None = None,
-                 unsure: tuple[float, float] = (0.1, 0.9), agreed: float = 0.97,
-                 swap_below: float | None = None) -> None:
-        self.first, self.second = first, second
-        self.meaning: Meaning = meaning or (lambda t: t)
-        self.unsure, self.agreed, self.swap_below = unsure, agreed, swap_below
-        self.engine = f"{first.engine}+{second.engine}"
-
-    def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "") -> Heard:
-        heard = self.first.recognize(pcm, focus, speaker)  # the speaker's values are the first's
-        lo, hi = self.unsure
-        if not heard.text or not lo <= heard.confidence < hi:
-            return heard
-        other = self.second.recognize(pcm, focus)
-        agree = bool(other.text) and self.meaning(other.text) == self.meaning(heard.text)
-        details = {**heard.details, "second_ear_agrees": float(agree),
-                   "second_ear_confidence": other.confidence,
-                   "second_ear_seconds": other.seconds}
-        text, words, conf = heard.text, heard.words, heard.confidence
-        if agree:
-            conf = max(conf, self.agreed)
-        elif (other.text and self.swap_below is not None
-              and other.details.get("snap_distance", 1.0) <= self.swap_below):
-            text, words, conf = other.text, other.words, min(conf, DOUBTED)
-            details["second_ear_swapped"] = 1.0
-        return Heard(text, conf, words, self.engine, focus, heard.seconds + other.seconds,
-                     details)
-
-
-def with_second_ear(first: Recognizer, grammar: Any, asr: Any,
-                    notify: Callable[[str], None]) -> Recognizer:
-    """``first`` behind a Moonshine second opinion when ``asr.second_ear`` is ``moonshine``
-    (what ``engine.make_engine`` would call); without the package, one sentence and
-    ``first`` alone."""
-    if str((asr or {}).get("second_ear") or "none") != "moonshine":
-        return first
-    try:
-        second = MoonshineRecognizer(grammar)
-    except MoonshineError as exc:
-        notify(f"{exc} Listening with {first.engine} alone.")
-        return first
-    return SecondEar(first, second, matcher_meaning(grammar))
+    def transcribe(self, pcm: Pcm) -> str:
+        if self._wait:
+            self._done.wait()
+        model = self._model
+        return model.transcribe(pcm) if model is not None else ""

@@ -38,7 +38,8 @@ F64 = npt.NDArray[np.float64]
 # the modules whose code decides a result: a change to any of them invalidates the cache
 CODE = ("nlu/walk.py", "nlu/syntax.py", "nlu/context.py", "speech/automata.py",
         "speech/context_grammar.py", "speech/pocketsphinx_asr.py", "speech/denoise.py",
-        "speech/base.py", "interpreter/hearing.py", "tools/transcribe.py")
+        "speech/base.py", "speech/moonshine_asr.py", "speech/onnx_model.py",
+        "interpreter/hearing.py", "tools/transcribe.py")
 
 
 class RealSetError(Exception):
@@ -103,7 +104,11 @@ def subset(recs: Sequence[Recording], n: int | None) -> list[Recording]:
 
 
 def code_version(context: Path) -> str:
-    return decode_cache.version(decode_cache.modules(*CODE), context.read_text(encoding="utf-8"))
+    from banker.config import load_config
+
+    asr = json.dumps(load_config().get("asr") or {}, sort_keys=True, default=str)
+    return decode_cache.version(decode_cache.modules(*CODE), context.read_text(encoding="utf-8"),
+                                asr)
 
 
 def cache_dir() -> Path:
@@ -204,9 +209,17 @@ def published(folder: Path) -> list[str]:
     return rows
 
 
+def ears() -> str:
+    """How the settings hear: "pocketsphinx", or "pocketsphinx + moonshine"."""
+    from banker.config import load_config
+
+    second = str((load_config().get("asr") or {}).get("second_ear") or "none")
+    return "pocketsphinx" + ("" if second == "none" else f" + {second}")
+
+
 def table(folder: Path, scores: dict[str, dict[str, int]]) -> str:
     rows = published(folder)
-    ours = ["banker (pocketsphinx)", "kitchen"]
+    ours = [f"banker ({ears()})", "kitchen"]
     for snr in SNRS:
         c = scores.get(f"kitchen:{snr}")
         ours.append(f"{c['exact'] / c['n']:.2f} ({c['exact']}/{c['n']})" if c else "-")

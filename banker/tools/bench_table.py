@@ -229,7 +229,8 @@ def run_table(games: int | None = None, full: bool = False, out: Path | None = N
     n_games = games or GAMES
     conditions = FULL_CONDITIONS if full else CONDITIONS
     scripts = [make_script(2026 + i, n_commands) for i in range(n_games)]
-    config = load_config()
+    config = load_config()  # a turn waits for the second ear's load: the same game every run
+    config = {**config, "asr": {**(config.get("asr") or {}), "second_ear_wait": True}}
     print(f"banker bench --table: {n_games} games x {len(conditions)} conditions "
           f"({', '.join(conditions)}), {sum(len(s.cmds) for s in scripts)} commands a condition"
           f"{', with the always-yes baseline' if baseline else ''}; end of turn: {mode}",

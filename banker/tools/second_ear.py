@@ -38,7 +38,7 @@ from banker.nlu.matcher import Recognized
 from banker.speech.base import Pcm, read_wav
 from banker.speech.context_grammar import ContextSpeechGrammar
 from banker.speech.grammar import SpeechGrammar
-from banker.speech.moonshine_asr import DOUBTED
+from banker.speech.two_ears import DOUBTED
 from banker.tools import clips
 
 REAL_CONDITIONS = ("clean", "kitchen:12", "kitchen:6")
@@ -154,7 +154,7 @@ def decode_dev(n: int, log: Any, conditions: Sequence[str] = DEV_CONDITIONS) -> 
 
     ed = load_edition(EDITION)
     grammar = SpeechGrammar(ed)
-    ps = make_engine(load_config(), ed, grammar=grammar)
+    ps = make_engine(_first_ear_only(load_config()), ed, grammar=grammar)
     ms = MoonshineRecognizer(grammar)
     out: list[Record] = []
     items = dev_items(n)
@@ -179,6 +179,11 @@ def _both(ps: Any, ms: Any, set_: str, cond: str, name: str, pcm: Pcm, intent: s
                   round(t1 - t0, 4), round(t2 - t1, 4))
 
 
+def _first_ear_only(config: dict[str, Any]) -> dict[str, Any]:
+    """The settings with the second ear off: this tool asks Moonshine itself, on every clip."""
+    return {**config, "asr": {**(config.get("asr") or {}), "second_ear": "none"}}
+
+
 # --- scoring ------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Policy:
@@ -191,6 +196,9 @@ class Policy:
     # its reading instead (still asked about: the doubt stays); None: never
     swap_below: float | None = None
     doubt: bool = False  # on disagreement, never act at once (confidence capped at DOUBTED)
+    # when pocketsphinx heard nothing: ask Moonshine, and take its reading, asked about
+    # (confidence DOUBTED), when its snap moved its words at most this far; None: never
+    empty_below: float | None = None
 
 
 
@@ -199,7 +207,7 @@ class Judges:
 
     def __init__(self, context: Path | None) -> None:
         from banker.editions import load_edition
-        from banker.speech.moonshine_asr import matcher_meaning
+        from banker.speech.two_ears import matcher_meaning
         from banker.tools.bench import EDITION
         from banker.tools.transcribe import NewGameJudge
 
@@ -249,6 +257,10 @@ def outcome(r: Record, policy: Policy, judges: Judges) -> dict[str, Any]:
                 text, conf = r.ms_text, min(conf, DOUBTED)
             if policy.doubt:
                 conf = min(conf, DOUBTED)
+    elif policy.empty_below is not None and not r.ps_text:
+        asked, secs, cpu = True, r.ps_s + r.ms_s, r.ps_cpu + r.ms_cpu
+        if r.ms_text and r.ms_distance <= policy.empty_below:
+            text, conf = r.ms_text, DOUBTED
     decision, right, money = judges.hear(r, text, conf)
     return {"decision": decision, "right": right, "money": money, "secs": secs, "cpu": cpu,
             "asked": asked, "agree": agree}
@@ -354,7 +366,7 @@ def resources(second: bool) -> dict[str, Any]:
 
     ed = load_edition(EDITION)
     grammar = SpeechGrammar(ed)
-    ps = make_engine(load_config(), ed, grammar=grammar)
+    ps = make_engine(_first_ear_only(load_config()), ed, grammar=grammar)
     item = dev_items(1)[0]
     pcm = audio_for(item, "clean", 0)
     ps.recognize(pcm, "any")
@@ -404,6 +416,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="on disagreement take Moonshine's reading when its snap distance <= this")
     ap.add_argument("--clean-only", action="store_true", help="clean clips only (latency)")
     ap.add_argument("--doubt", action="store_true", help="on disagreement ask, never act")
+    ap.add_argument("--empty", type=float, default=None,
+                    help="when pocketsphinx heard nothing, ask Moonshine and take its reading "
+                         "(asked about) when its snap distance <= this")
     ap.add_argument("--resources", action="store_true")
     ap.add_argument("--second", action="store_true", help="with --resources: load Moonshine too")
     args = ap.parse_args(argv)
@@ -429,7 +444,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             records = decode_dev(args.n_dev, log, dev_c) if args.n_dev else []
             if args.real and args.n_real:
                 records += decode_real(args.real, args.n_real, log, real_c)
-    policy = Policy(tuple(args.band), args.agreed, args.swap, args.doubt)
+    policy = Policy(tuple(args.band), args.agreed, args.swap, args.doubt, args.empty)
     print(f"policy: second ear when {args.band[0]} <= pocketsphinx confidence < "
           f"{args.band[1]}; agreement -> confidence {args.agreed}; disagreement -> "
           + ("the first ear's reading" if args.swap is None else

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -24,9 +24,10 @@ from banker.editions import load_edition
 from banker.editions.model import Edition
 from banker.interpreter.hearing import Hearing, Said, judge
 from banker.interpreter.policy import plain
+from banker.nlu.canonical import spec_intent
 from banker.nlu.context import Context
-from banker.nlu.matcher import Matcher
-from banker.speech.base import AudioFileError, Heard, Pcm, read_wav
+from banker.nlu.matcher import Matcher, Recognized
+from banker.speech.base import AudioFileError, Heard, Pcm, Recognizer, read_wav
 
 
 @dataclass(frozen=True)
@@ -119,6 +120,9 @@ def read_all(wavs: Sequence[Path], err: TextIO) -> tuple[list[tuple[Path, Pcm]],
 
 
 def print_verdict(path: Path, v: Verdict, as_json: bool, out: TextIO) -> None:
+    """One line for one file; the intent as intents.md names it (a combined Secret Vault
+    deal is a ``trade``, ``sell`` or ``buy_from``, as ``replay --report`` says)."""
+    v = replace(v, intent=spec_intent(v.intent))
     if as_json:
         print(json.dumps({"file": str(path), "text": v.text, "intent": v.intent,
                           "slots": v.slots, "confidence": v.confidence,
@@ -150,16 +154,42 @@ class ContextJudge:
 class ContextEar:
     """Recogniser and judge for one context, loaded once (the bench uses it too)."""
 
-    def __init__(self, context: Context, denoise: str = "auto") -> None:
+    def __init__(self, context: Context, asr: Mapping[str, Any] | None = None,
+                 notify: Callable[[str], None] | None = None) -> None:
+        from banker.config import load_config
         from banker.speech.context_grammar import ContextSpeechGrammar
         from banker.speech.pocketsphinx_asr import PocketsphinxRecognizer, Tuning
 
-        self.recognizer = PocketsphinxRecognizer(ContextSpeechGrammar(context),
-                                                 Tuning(denoise=denoise))
+        asr = asr if asr is not None else (load_config().get("asr") or {})
+        grammar = ContextSpeechGrammar(context)
+        first: Recognizer = PocketsphinxRecognizer(grammar, Tuning(denoise=str(asr.get(
+            "denoise", "auto"))))
+        if str(asr.get("second_ear") or "none") != "none":  # as banker play hears
+            from banker.speech.two_ears import with_second_ear
+
+            first = with_second_ear(first, grammar, asr, notify or _say_on_stderr,
+                                    meaning=_context_meaning(context))
+        self.recognizer = first
         self.judge = ContextJudge(context)
 
     def hear(self, pcm: Pcm) -> Verdict:
         return self.judge.verdict(self.recognizer.recognize(pcm, "any"))
+
+
+def _context_meaning(context: Context) -> Callable[[str], Hashable]:
+    """What a sentence means to the context: its intent and slots (the text when none)."""
+
+    def meaning(text: str) -> Hashable:
+        m = context.understand(text)
+        if isinstance(m, Recognized):
+            return (m.intent, tuple(sorted((k, str(v)) for k, v in m.slots.items())))
+        return ("text", text)
+
+    return meaning
+
+
+def _say_on_stderr(text: str) -> None:
+    print(f"banker: {text}", file=sys.stderr, flush=True)
 
 
 def run_context(context_path: Path, wavs: list[Path], as_json: bool,
@@ -182,7 +212,7 @@ def run_context(context_path: Path, wavs: list[Path], as_json: bool,
         return 2
     asr = load_config(overrides=settings).get("asr") or {}
     try:
-        ear = ContextEar(context, str(asr.get("denoise", "auto")))
+        ear = ContextEar(context, asr, lambda t: print(f"banker: {t}", file=err))
     except PronunciationError as exc:
         print(f"banker: {exc}", file=err)
         return 2

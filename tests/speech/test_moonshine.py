@@ -11,13 +11,12 @@ from banker.speech.grammar import SpeechGrammar
 from banker.speech.moonshine_asr import (
     EOS,
     MoonshineRecognizer,
-    SecondEar,
-    matcher_meaning,
     model_dir,
     read_tokenizer,
     snap,
     spoken_words,
 )
+from banker.speech.two_ears import SecondEar, matcher_meaning
 from banker.tools import clips
 
 
@@ -84,3 +83,64 @@ def test_settings_put_the_second_ear_behind_pocketsphinx(vb_grammar: SpeechGramm
                        vb_grammar)
     assert not isinstance(plain, SecondEar) and isinstance(both, SecondEar)
     assert said == []
+
+
+def test_a_command_the_first_ear_took_for_nothing_is_asked_about(
+        recognizer: Any, moonshine: MoonshineRecognizer, vb_grammar: SpeechGrammar) -> None:
+    """espeak-ng's "help" is explained better by a string of phones than by any command
+    (measured: pocketsphinx hears nothing); Moonshine writes "help", so it is asked about
+    ("doubted": never acted on at once by itself). Chatter stays nothing."""
+    from banker.speech.two_ears import DOUBTED, EMPTY_BELOW
+
+    ear = SecondEar(recognizer, moonshine, matcher_meaning(vb_grammar), empty_below=EMPTY_BELOW)
+    pcm = clips.pad(clips.speech("help", clips.ESPEAK))
+    assert recognizer.recognize(pcm, "any").text == ""
+    heard = ear.recognize(pcm, "any")
+    assert heard.text == "help" and heard.confidence == DOUBTED
+    assert heard.details["second_ear_alone"] == 1.0
+    chatter = clips.pad(clips.speech("my sister is moving to leeds next month"))
+    first = recognizer.recognize(chatter, "any")
+    assert ear.recognize(chatter, "any").text == first.text  # Moonshine's words are far off
+    off = SecondEar(recognizer, moonshine, matcher_meaning(vb_grammar))
+    assert off.recognize(pcm, "any").text == ""  # without empty_below: as before
+
+
+def test_the_default_settings_have_the_second_ear_and_the_table_never_waits_for_it(
+        vb_grammar: SpeechGrammar) -> None:
+    from banker.config import load_config
+    from banker.speech.engine import make_engine
+    from banker.speech.moonshine_asr import BackgroundModel
+    from banker.speech.two_ears import EMPTY_BELOW
+
+    ear = make_engine(load_config(), vb_grammar.edition, None, vb_grammar)
+    assert isinstance(ear, SecondEar) and ear.empty_below == EMPTY_BELOW
+    pcm = clips.pad(clips.speech("pay rent on Park Place"))
+    live = BackgroundModel(print, wait=False)
+    assert live.transcribe(pcm) == ""  # still loading (seconds): the turn does not wait
+    assert live.loaded(120)
+    assert "park" in live.transcribe(pcm).lower()
+    offline = BackgroundModel(print)  # offline files wait: the same words on every start
+    assert "park" in offline.transcribe(pcm).lower()
+
+
+def test_table_talk_moonshine_writes_down_is_doubted_twice_in_a_quiet_room(
+        recognizer: Any, moonshine: MoonshineRecognizer, vb_grammar: SpeechGrammar) -> None:
+    """Piper's "my sister is moving to leeds next month" fits "buy St. Charles Place please"
+    well enough for pocketsphinx to ask about it; Moonshine writes the sentence down, which is
+    no command: in a quiet room the doubt doubles. In babble the veto is off."""
+    from banker.speech.two_ears import VETO_FACTOR
+
+    pcm = clips.pad(clips.speech("my sister is moving to leeds next month"))
+    first = recognizer.recognize(pcm, "any")
+    assert first.text and 0.1 <= first.confidence < 0.85  # measured: asked about
+    ear = SecondEar(recognizer, moonshine, matcher_meaning(vb_grammar), veto=True)
+    heard = ear.recognize(pcm, "any")
+    assert heard.details.get("second_ear_vetoed") == 1.0
+    assert heard.confidence == pytest.approx(first.confidence * VETO_FACTOR)
+    assert heard.text == first.text  # the words stay; only the doubt grows
+    command = clips.pad(clips.speech("buy St. Charles Place please"))
+    assert "second_ear_vetoed" not in ear.recognize(command, "any").details
+    import numpy as np
+
+    noisy = clips.mix(pcm, "babble", 10.0, np.random.default_rng(3))
+    assert "second_ear_vetoed" not in ear.recognize(noisy, "any").details

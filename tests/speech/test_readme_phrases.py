@@ -1,8 +1,10 @@
 """Every phrasing the README lists is understood when spoken by the piper voice and by an
 espeak-ng voice (issue 11 item 14): heard as the command the same words typed give, and not
-ignored. ``MISHEARD`` lists the ones that still fail, measured (piper 1 of 66, espeak-ng
-en-us+m3 29 of 66): they run and are reported as xfail/xpass, so the gap stays visible instead
-of skipped (not strict: piper's clips vary a little when the clip cache is rendered afresh)."""
+ignored, by the recogniser ``banker play`` builds from the default settings (pocketsphinx and
+the Moonshine second ear). ``MISHEARD`` lists the ones that still fail, measured (piper 1 of 66,
+espeak-ng en-us+m3 18 of 66; 29 with pocketsphinx alone): they run and are reported as
+xfail/xpass, so the gap stays visible instead of skipped (not strict: piper's clips vary a
+little when the clip cache is rendered afresh)."""
 
 from __future__ import annotations
 
@@ -25,27 +27,16 @@ MISHEARD: frozenset[tuple[str, str, str]] = frozenset({  # (edition, voice, phra
     ('voice-banking', 'espeak-ng', 'go to jail'),
     ('voice-banking', 'espeak-ng', 'pay two hundred'),
     ('voice-banking', 'espeak-ng', 'pay two hundred to the dog'),
-    ('voice-banking', 'espeak-ng', "I'm bankrupt"),
-    ('voice-banking', 'espeak-ng', 'how much does the dog have'),
-    ('voice-banking', 'espeak-ng', 'repeat that'),
-    ('voice-banking', 'espeak-ng', 'help'),
-    ('voice-banking', 'espeak-ng', 'cancel'),
-    ('voice-banking', 'espeak-ng', 'no'),
     ('secret-vault', 'espeak-ng', 'pay to guess'),
-    ('secret-vault', 'espeak-ng', 'pay to guess five'),
     ('secret-vault', 'espeak-ng', 'I opened the vault'),
     ('secret-vault', 'espeak-ng', 'unlock Ventnor Avenue'),
     ('secret-vault', 'espeak-ng', 'unmortgage Baltic Avenue'),
-    ('secret-vault', 'espeak-ng', 'income tax'),
     ('secret-vault', 'espeak-ng', 'buy Park Place from the hat for five hundred'),
-    ('secret-vault', 'espeak-ng', 'how many hotels do I have'),
-    ('secret-vault', 'espeak-ng', 'do I have a key'),
     ('secret-vault', 'espeak-ng', "what's in the vault"),
     ('jackpot', 'piper', 'steal the house on Baltic Avenue'),
     ('jackpot', 'espeak-ng', 'chance'),
     ('jackpot', 'espeak-ng', 'spin'),
     ('jackpot', 'espeak-ng', "what's in the jackpot"),
-    ('jackpot', 'espeak-ng', 'how much is left in the bank'),
     # the phrasings added with players joining, the third roll and combined deals, in
     # espeak-ng's voice ("who's winning", 0.70 and 0.66, is answered since a query needs 0.60)
     ('voice-banking', 'espeak-ng', 'add the cat'),
@@ -63,15 +54,18 @@ CASES = [pytest.param(ed, voice, text, id=f"{ed}-{voice}-{text}",
 
 @pytest.fixture(scope="module")
 def ears() -> dict[str, Any]:
+    """The recogniser ``banker play`` builds from the default settings (pocketsphinx with the
+    Moonshine second ear), and the hearing policy of a new game."""
+    from banker.config import load_config
+    from banker.speech.engine import make_engine
     from banker.speech.grammar import SpeechGrammar
-    from banker.speech.pocketsphinx_asr import PocketsphinxRecognizer
     from banker.tools.transcribe import NewGameJudge
 
     out: dict[str, Any] = {}
     for ed_id in EDITIONS:
         grammar = SpeechGrammar(load_edition(ed_id))
-        out[ed_id] = (PocketsphinxRecognizer(grammar), NewGameJudge(grammar.edition,
-                                                                    matcher=grammar.matcher))
+        out[ed_id] = (make_engine(load_config(), grammar.edition, grammar=grammar),
+                      NewGameJudge(grammar.edition, matcher=grammar.matcher))
     return out
 
 

@@ -47,3 +47,16 @@ def test_unknown_edition_is_exit_2(tmp_path: Path) -> None:
     clips.write_wav(a, clips.pad(clips.speech("chance card")))
     proc = _run("--edition", "no-such-edition", str(a))
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_a_combined_deal_is_named_as_the_contract_names_it(tmp_path: Path) -> None:
+    """intents.md knows a ``trade``; the grammar's finer shape (cash with the street) is
+    internal, as in ``replay --report``."""
+    wav = tmp_path / "deal.wav"
+    clips.write_wav(wav, clips.pad(clips.speech(
+        "trade Baltic Avenue and two hundred for Park Place with the dog")))
+    proc = _run("--edition", "secret-vault", "--json", str(wav))
+    assert proc.returncode == 0, proc.stderr
+    row = json.loads(proc.stdout.splitlines()[0])
+    assert row["intent"] == "trade", row
+    assert row["slots"]["get"] == "Park Place"

@@ -1,0 +1,145 @@
+"""Two ears: pocketsphinx first, Moonshine as a second opinion on what it is unsure of.
+
+Receives 16 kHz mono int16 audio and a focus; returns the first ear's ``Heard``, its
+confidence raised when both ears mean the same command (act at once instead of "Did you
+say…?"), doubled in doubt when Moonshine wrote down table talk in a quiet room, or Moonshine's
+reading, doubted, when the first ear heard nothing at all. It never changes the first ear's
+words. Moonshine itself (model, snap onto the grammar) is ``moonshine_asr``; the settings that
+build this are ``asr.second_ear`` (``engine.make_engine``). Measurements: docs/decisions.md
+("A second ear", "The second ear by default").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import Any
+
+import numpy as np
+
+from banker.speech import speaker_norm
+from banker.speech.base import RATE, Heard, Pcm, Recognizer
+from banker.speech.moonshine_asr import BackgroundModel, MoonshineError, MoonshineRecognizer
+
+DOUBTED = 0.69  # a confidence below every accept threshold of the hearing policy
+# when pocketsphinx heard nothing, Moonshine's reading is asked about if its snap moved it at
+# most this far (bench dev set, 200 items clean: exact 118 -> 122 of 150 commands, chatter
+# asked about 9 of 50 either way)
+EMPTY_BELOW = 0.1
+# in a quiet room, when Moonshine wrote down at least VETO_WORDS words and none of them make a
+# command, an unsure first reading (below VETO_BELOW: it would be asked about) is doubted
+# twice as much: table talk, mostly (dev set clean: chatter asked about 9 -> 2 of 50, exact
+# 122 of 150 both ways). Not in noise, where Moonshine writes down the other talkers
+VETO_WORDS, VETO_BELOW, VETO_FACTOR = 4, 0.85, 0.5
+
+
+Meaning = Callable[[str], Hashable]
+
+
+def matcher_meaning(grammar: Any) -> Meaning:
+    """What a sentence means to the grammar's matcher: (intent, slots), or the text itself
+    when it matches no one command (two sentences that differ by "please" mean the same)."""
+    from banker.nlu.matcher import Recognized
+
+    def meaning(text: str) -> Hashable:
+        m = grammar.matcher.match(text)
+        if isinstance(m, Recognized):
+            return (m.intent, tuple(sorted((k, str(v)) for k, v in m.slots.items())))
+        return ("text", text)
+
+    return meaning
+
+
+class SecondEar:
+    """Pocketsphinx first; Moonshine only when the first ear is unsure.
+
+    ``unsure`` is the band of first-ear confidence that gets a second opinion: below it
+    there is nothing worth rescuing, above it the banker acts anyway (the defaults sit around
+    the hearing policy's confirm floor and money threshold). When both ears mean the same
+    command the confidence becomes at least ``agreed``. When they differ, the first ear's
+    words and doubt stay, unless ``swap_below`` is set and Moonshine's words needed at most
+    that snap distance: then its reading is the one asked about (confidence at most
+    ``DOUBTED``, so never acted on at once). When the first ear heard nothing at all and
+    ``empty_below`` is set, Moonshine's reading is taken, doubted, when its snap moved its
+    words at most that far (a short command in a voice far from the first ear's model is
+    often taken for a string of phones). With ``veto``, a disagreement where Moonshine wrote
+    down several words that make no command, in a quiet room, doubles the doubt of an unsure
+    first reading (table talk forced onto a command).
+    """
+
+    def __init__(self, first: Recognizer, second: Recognizer, meaning: Meaning | None = None,
+                 unsure: tuple[float, float] = (0.1, 0.9), agreed: float = 0.97,
+                 swap_below: float | None = None, empty_below: float | None = None,
+                 veto: bool = False) -> None:
+        self.first, self.second = first, second
+        self.meaning: Meaning = meaning or (lambda t: t)
+        self.unsure, self.agreed, self.swap_below = unsure, agreed, swap_below
+        self.empty_below, self.veto = empty_below, veto
+        self.engine = f"{first.engine}+{second.engine}"
+
+    def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "") -> Heard:
+        heard = self.first.recognize(pcm, focus, speaker)  # the speaker's values are the first's
+        lo, hi = self.unsure
+        if not heard.text and self.empty_below is not None and len(pcm) >= RATE // 4:
+            return self._instead_of_nothing(heard, pcm, focus)
+        if not heard.text or not lo <= heard.confidence < hi:
+            return heard
+        other = self.second.recognize(pcm, focus)
+        agree = bool(other.text) and self.meaning(other.text) == self.meaning(heard.text)
+        details = {**heard.details, "second_ear_agrees": float(agree),
+                   "second_ear_confidence": other.confidence,
+                   "second_ear_seconds": other.seconds}
+        text, words, conf = heard.text, heard.words, heard.confidence
+        if agree:
+            conf = max(conf, self.agreed)
+        elif self.veto and self._chatter(heard, other, pcm):
+            conf *= VETO_FACTOR
+            details["second_ear_vetoed"] = 1.0
+        elif (other.text and self.swap_below is not None
+              and other.details.get("snap_distance", 1.0) <= self.swap_below):
+            text, words, conf = other.text, other.words, min(conf, DOUBTED)
+            details["second_ear_swapped"] = 1.0
+        return Heard(text, conf, words, self.engine, focus, heard.seconds + other.seconds,
+                     details)
+
+    @staticmethod
+    def _chatter(heard: Heard, other: Heard, pcm: Pcm) -> bool:
+        """Moonshine heard several words and no command, in a quiet room."""
+        return (not other.text and heard.confidence < VETO_BELOW
+                and other.details.get("free_words", 0.0) >= VETO_WORDS
+                and speaker_norm.quiet(np.asarray(pcm, dtype=np.int16)))
+
+    def prepare(self, focus: str) -> None:
+        """Compile the first ear's search for ``focus`` now (the recogniser's process warms
+        its foci this way while nobody is waiting)."""
+        prepare = getattr(self.first, "prepare", None)
+        if callable(prepare):
+            prepare(focus)
+
+    def _instead_of_nothing(self, heard: Heard, pcm: Pcm, focus: str) -> Heard:
+        other = self.second.recognize(pcm, focus)
+        details = {**heard.details, "second_ear_seconds": other.seconds,
+                   "second_ear_confidence": other.confidence}
+        seconds = heard.seconds + other.seconds
+        near = other.details.get("snap_distance", 1.0)
+        if not other.text or self.empty_below is None or near > self.empty_below:
+            return Heard("", 0.0, (), heard.engine, focus, seconds, details)
+        details["second_ear_alone"] = 1.0
+        return Heard(other.text, DOUBTED, other.words, self.engine, focus, seconds, details)
+
+
+def with_second_ear(first: Recognizer, grammar: Any, asr: Any,
+                    notify: Callable[[str], None], meaning: Meaning | None = None,
+                    live: bool = False) -> Recognizer:
+    """``first`` behind a Moonshine second opinion when ``asr.second_ear`` is ``moonshine``
+    (what ``engine.make_engine`` would call), its model loading in the background (``live``:
+    not waited for); without the package, one sentence and ``first`` alone."""
+    if str((asr or {}).get("second_ear") or "none") != "moonshine":
+        return first
+    try:
+        wait = not live or bool((asr or {}).get("second_ear_wait"))
+        second = MoonshineRecognizer(grammar, model=BackgroundModel(notify, wait=wait))
+    except MoonshineError as exc:
+        notify(f"{exc} Listening with {first.engine} alone.")
+        return first
+    return SecondEar(first, second, meaning or matcher_meaning(grammar), empty_below=EMPTY_BELOW,
+                     veto=True)
