@@ -16,6 +16,7 @@ press, handed to the phase at once.
 from __future__ import annotations
 
 import queue
+import time
 from typing import Protocol, TextIO
 
 from banker.editions.model import Edition
@@ -34,6 +35,7 @@ from banker.speech.audio import DEVICE_LOST
 from banker.speech.buttons import ButtonEvent
 
 PROMPT = "> "
+SIGNAL_SLICE = 0.25  # seconds: how soon a Ctrl-C is noticed while nothing happens
 SOUND_BACK = "The sound is back; press your button to speak."
 
 
@@ -114,12 +116,26 @@ class VoiceLoop:
                     self.phase.end_of_input()
                     return
                 timeout = self.phase.timeout()
-            try:
-                ev = self.io.events.get(timeout=timeout)
-            except queue.Empty:
+            ev = self._next_event(timeout)
+            if ev is None:
                 self._ended = self.phase.timed_out()
                 continue
             self.handle(ev)
+
+    def _next_event(self, timeout: float | None) -> InputEvent | None:
+        """The next event, or None once ``timeout`` has passed. Waited for in slices: a
+        Ctrl-C that the kernel hands to another thread (the sound library's, onnxruntime's)
+        only sets a flag, and a lock wait without a time-out never looks at it, so the
+        banker went on waiting (seen under load); between slices Python runs the handler."""
+        end = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = SIGNAL_SLICE if end is None else min(SIGNAL_SLICE, end - time.monotonic())
+            if left <= 0:
+                return None
+            try:
+                return self.io.events.get(timeout=left)
+            except queue.Empty:
+                continue
 
     def handle(self, ev: InputEvent) -> None:
         if isinstance(ev, EndOfInput):
