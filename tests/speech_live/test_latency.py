@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from banker.frontends.voice.latency import measure
-from banker.speech.latency import cold_start
 from banker.speech.audio import resample
+from banker.speech.latency import cold_start
 from banker.speech.tts import PiperTTS
 
 
