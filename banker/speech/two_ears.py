@@ -63,17 +63,19 @@ class SecondEar:
     words at most that far (a short command in a voice far from the first ear's model is
     often taken for a string of phones). With ``veto``, a disagreement where Moonshine wrote
     down several words that make no command, in a quiet room, doubles the doubt of an unsure
-    first reading (table talk forced onto a command).
+    first reading (table talk forced onto a command). With ``word_for_word``, a first reading
+    below the band is asked about (``DOUBTED``) when Moonshine wrote down the same command
+    word for word, and left as it was otherwise.
     """
 
     def __init__(self, first: Recognizer, second: Recognizer, meaning: Meaning | None = None,
                  unsure: tuple[float, float] = (0.1, 0.9), agreed: float = 0.97,
                  swap_below: float | None = None, empty_below: float | None = None,
-                 veto: bool = False) -> None:
+                 veto: bool = False, word_for_word: bool = False) -> None:
         self.first, self.second = first, second
         self.meaning: Meaning = meaning or (lambda t: t)
         self.unsure, self.agreed, self.swap_below = unsure, agreed, swap_below
-        self.empty_below, self.veto = empty_below, veto
+        self.empty_below, self.veto, self.word_for_word = empty_below, veto, word_for_word
         self.engine = f"{first.engine}+{second.engine}"
 
     def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "") -> Heard:
@@ -81,7 +83,8 @@ class SecondEar:
         lo, hi = self.unsure
         if not heard.text and self.empty_below is not None and len(pcm) >= RATE // 4:
             return self._instead_of_nothing(heard, pcm, focus)
-        if not heard.text or not lo <= heard.confidence < hi:
+        deep = self.word_for_word and bool(heard.text) and heard.confidence < lo
+        if not heard.text or not (lo <= heard.confidence < hi or deep):
             return heard
         other = self.second.recognize(pcm, focus)
         agree = bool(other.text) and self.meaning(other.text) == self.meaning(heard.text)
@@ -89,7 +92,11 @@ class SecondEar:
                    "second_ear_confidence": other.confidence,
                    "second_ear_seconds": other.seconds}
         text, words, conf = heard.text, heard.words, heard.confidence
-        if agree:
+        if deep:  # below the band only the same command word for word counts, and is asked about
+            if agree and other.details.get("snap_distance", 1.0) == 0.0:
+                conf = DOUBTED
+                details["second_ear_word_for_word"] = 1.0
+        elif agree:
             conf = max(conf, self.agreed)
         elif self.veto and self._chatter(heard, other, pcm):
             conf *= VETO_FACTOR
@@ -142,4 +149,4 @@ def with_second_ear(first: Recognizer, grammar: Any, asr: Any,
         notify(f"{exc} Listening with {first.engine} alone.")
         return first
     return SecondEar(first, second, meaning or matcher_meaning(grammar), empty_below=EMPTY_BELOW,
-                     veto=True)
+                     veto=True, word_for_word=True)

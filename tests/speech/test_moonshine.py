@@ -144,3 +144,20 @@ def test_table_talk_moonshine_writes_down_is_doubted_twice_in_a_quiet_room(
 
     noisy = clips.mix(pcm, "babble", 10.0, np.random.default_rng(3))
     assert "second_ear_vetoed" not in ear.recognize(noisy, "any").details
+
+
+def test_below_the_band_only_the_same_words_count_and_are_asked_about(
+        recognizer: Any, moonshine: MoonshineRecognizer, vb_grammar: SpeechGrammar) -> None:
+    """espeak-ng's "go to jail" is read right by pocketsphinx with almost no confidence
+    (measured 0.07, below the band); Moonshine writes "Go to jail," word for word: asked
+    about instead of "Sorry?". Without ``word_for_word`` it stays as it was."""
+    from banker.speech.two_ears import DOUBTED
+
+    pcm = clips.pad(clips.speech("go to jail", clips.ESPEAK))
+    first = recognizer.recognize(pcm, "any")
+    assert first.text == "go to jail" and first.confidence < 0.1
+    ear = SecondEar(recognizer, moonshine, matcher_meaning(vb_grammar), word_for_word=True)
+    heard = ear.recognize(pcm, "any")
+    assert heard.confidence == DOUBTED and heard.details["second_ear_word_for_word"] == 1.0
+    plain = SecondEar(recognizer, moonshine, matcher_meaning(vb_grammar))
+    assert plain.recognize(pcm, "any").confidence == first.confidence
