@@ -289,9 +289,11 @@ class BackgroundModel:
         model_dir()  # a missing package or model is said at once (MoonshineError), not later
         self._model: Moonshine | None = None
         self._done = threading.Event()
-        self._notify, self._wait = notify, wait
-        threading.Thread(target=self._load, args=(threads,), name="moonshine-load",
-                         daemon=True).start()
+        self._notify, self._wait, self._threads = notify, wait, threads
+        if not wait:  # offline the load happens on first need, in the caller's thread: a
+            # load still running in a thread when the program ends aborts it (onnxruntime)
+            threading.Thread(target=self._load, args=(threads,), name="moonshine-load",
+                             daemon=True).start()
 
     def _load(self, threads: int) -> None:
         try:
@@ -309,7 +311,7 @@ class BackgroundModel:
         return self._model is not None
 
     def transcribe(self, pcm: Pcm) -> str:
-        if self._wait:
-            self._done.wait()
+        if self._wait and not self._done.is_set():
+            self._load(self._threads)
         model = self._model
         return model.transcribe(pcm) if model is not None else ""

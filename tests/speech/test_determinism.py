@@ -21,9 +21,9 @@ TEXTS = [("what is my balance", PIPER, None), ("buy Baltic Avenue", PIPER, ("pin
          ("who owns Park Place", ESPEAK, ("pink", 10.0))]
 
 
-def _start(files: list[Path], seed: str) -> dict[str, str]:
+def _start(files: list[Path], seed: str, *options: str) -> dict[str, str]:
     env = dict(os.environ, PYTHONHASHSEED=seed)
-    proc = subprocess.run([sys.executable, "-m", "banker", "transcribe", "--json",
+    proc = subprocess.run([sys.executable, "-m", "banker", "transcribe", "--json", *options,
                            *map(str, files)], capture_output=True, text=True, timeout=600,
                           check=False, env=env)
     assert proc.returncode == 0, proc.stderr
@@ -41,8 +41,9 @@ def test_three_fresh_starts_both_orders_same_lines(tmp_path: Path) -> None:
             pcm = clips.mix(pcm, noise[0], noise[1], np.random.default_rng(i))
         files.append(tmp_path / f"{i}.wav")
         clips.write_wav(files[-1], pcm)
-    first = _start(files, "1")
-    backwards = _start(files[::-1], "2")
-    again = _start(files, "3")
-    assert len(first) == len(TEXTS)
-    assert first == backwards == again
+    for options in ((), ("--option", "asr.second_ear=moonshine")):
+        first = _start(files, "1", *options)
+        backwards = _start(files[::-1], "2", *options)
+        again = _start(files, "3", *options)
+        assert len(first) == len(TEXTS)
+        assert first == backwards == again, options

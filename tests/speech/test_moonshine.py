@@ -105,15 +105,18 @@ def test_a_command_the_first_ear_took_for_nothing_is_asked_about(
     assert off.recognize(pcm, "any").text == ""  # without empty_below: as before
 
 
-def test_the_default_settings_have_the_second_ear_and_the_table_never_waits_for_it(
+def test_the_second_ears_settings_and_the_table_never_waits_for_it(
         vb_grammar: SpeechGrammar) -> None:
     from banker.config import load_config
     from banker.speech.engine import make_engine
     from banker.speech.moonshine_asr import BackgroundModel
     from banker.speech.two_ears import EMPTY_BELOW
 
-    ear = make_engine(load_config(), vb_grammar.edition, None, vb_grammar)
-    assert isinstance(ear, SecondEar) and ear.empty_below == EMPTY_BELOW
+    config = load_config()
+    assert config["asr"]["second_ear"] == "none"  # the default: pocketsphinx alone
+    asked = {**config, "asr": {**config["asr"], "second_ear": "moonshine"}}
+    ear = make_engine(asked, vb_grammar.edition, None, vb_grammar)
+    assert isinstance(ear, SecondEar) and ear.empty_below == EMPTY_BELOW and ear.veto
     pcm = clips.pad(clips.speech("pay rent on Park Place"))
     live = BackgroundModel(print, wait=False)
     assert live.transcribe(pcm) == ""  # still loading (seconds): the turn does not wait
