@@ -15,13 +15,22 @@ from pathlib import Path
 from .conftest import SoundCard
 
 
+def _default_sigint() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Play:
     """``banker play`` in a subprocess; stdout collected line by line as it comes."""
 
     def __init__(self, args: list[str], env: dict[str, str]) -> None:
+        # Ctrl-C as at a terminal: a suite started in the background of a script inherits
+        # SIGINT ignored, and Python then never installs its handler in the child
         self.proc = subprocess.Popen([sys.executable, "-m", "banker", "play", *args],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, env=env, text=True, bufsize=1)
+                                     stderr=subprocess.PIPE, env=env, text=True, bufsize=1,
+                                     preexec_fn=_default_sigint)
         self.text = ""
         self.lock = threading.Lock()
         threading.Thread(target=self._read, daemon=True).start()
