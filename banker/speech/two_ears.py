@@ -38,10 +38,15 @@ Meaning = Callable[[str], Hashable]
 def matcher_meaning(grammar: Any) -> Meaning:
     """What a sentence means to the grammar's matcher: (intent, slots), or the text itself
     when it matches no one command (two sentences that differ by "please" mean the same)."""
+    return meaning_of(grammar.matcher.match)
+
+
+def meaning_of(match: Callable[[str], Any]) -> Meaning:
+    """A sentence's meaning to ``match`` (a matcher's, or a context's ``understand``)."""
     from banker.nlu.matcher import Recognized
 
     def meaning(text: str) -> Hashable:
-        m = grammar.matcher.match(text)
+        m = match(text)
         if isinstance(m, Recognized):
             return (m.intent, tuple(sorted((k, str(v)) for k, v in m.slots.items())))
         return ("text", text)

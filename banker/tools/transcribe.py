@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
@@ -26,7 +26,7 @@ from banker.interpreter.hearing import Hearing, Said, judge
 from banker.interpreter.policy import plain
 from banker.nlu.canonical import spec_intent
 from banker.nlu.context import Context
-from banker.nlu.matcher import Matcher, Recognized
+from banker.nlu.matcher import Matcher
 from banker.speech.base import AudioFileError, Heard, Pcm, Recognizer, read_wav
 
 
@@ -165,27 +165,15 @@ class ContextEar:
         first: Recognizer = PocketsphinxRecognizer(grammar, Tuning(denoise=str(asr.get(
             "denoise", "auto"))))
         if str(asr.get("second_ear") or "none") != "none":  # as banker play hears
-            from banker.speech.two_ears import with_second_ear
+            from banker.speech.two_ears import meaning_of, with_second_ear
 
             first = with_second_ear(first, grammar, asr, notify or _say_on_stderr,
-                                    meaning=_context_meaning(context))
+                                    meaning=meaning_of(context.understand))
         self.recognizer = first
         self.judge = ContextJudge(context)
 
     def hear(self, pcm: Pcm) -> Verdict:
         return self.judge.verdict(self.recognizer.recognize(pcm, "any"))
-
-
-def _context_meaning(context: Context) -> Callable[[str], Hashable]:
-    """What a sentence means to the context: its intent and slots (the text when none)."""
-
-    def meaning(text: str) -> Hashable:
-        m = context.understand(text)
-        if isinstance(m, Recognized):
-            return (m.intent, tuple(sorted((k, str(v)) for k, v in m.slots.items())))
-        return ("text", text)
-
-    return meaning
 
 
 def _say_on_stderr(text: str) -> None:

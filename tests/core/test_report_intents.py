@@ -29,12 +29,17 @@ steps:
 """
 
 
-def test_deal_shapes_are_reported_by_their_spec_names(tmp_path: Path) -> None:
-    t = tmp_path / "deals.yaml"
-    t.write_text(DEALS)
+def _reported_steps(tmp_path: Path, transcript: str) -> list[dict]:  # type: ignore[type-arg]
+    """The steps of ``banker replay --report`` for one transcript (which must pass)."""
+    t = tmp_path / "t.yaml"
+    t.write_text(transcript)
     report = tmp_path / "r.json"
     assert main(["replay", str(t), "--report", str(report)]) == 0
-    steps = json.loads(report.read_text())["files"][0]["steps"]
+    return json.loads(report.read_text())["files"][0]["steps"]  # type: ignore[no-any-return]
+
+
+def test_deal_shapes_are_reported_by_their_spec_names(tmp_path: Path) -> None:
+    steps = _reported_steps(tmp_path, DEALS)
     said = {s["heard"][0]: s["intent"] for s in steps if s["heard"]}
     assert said["trade Baltic Avenue and 200 for Park Place with the dog"] == "trade"
     assert said["trade Baltic Avenue for Park Place and 200"] == "trade"
@@ -62,9 +67,5 @@ steps:
 
 def test_a_cancel_that_answers_a_question_is_reported_as_cancel(tmp_path: Path) -> None:
     """"cancel" to Jackpot's steal question, and to the undo question, is intent ``cancel``."""
-    t = tmp_path / "cancels.yaml"
-    t.write_text(CANCELS)
-    report = tmp_path / "r.json"
-    assert main(["replay", str(t), "--report", str(report)]) == 0
-    steps = json.loads(report.read_text())["files"][0]["steps"]
+    steps = _reported_steps(tmp_path, CANCELS)
     assert [s["intent"] for s in steps if s["heard"] == ["cancel"]] == ["cancel", "cancel"], steps
