@@ -67,7 +67,7 @@ def test_real_bench_on_a_tiny_set(tmp_path: Path) -> None:
     assert "2 recordings x 8 conditions = 16 decodes, 16 not cached" in text
     rows = [ln for ln in text.splitlines() if ln.startswith("|")]
     assert rows[2].startswith("| Some Engine | kitchen | 0.50") and len(rows) == 4
-    assert rows[3].startswith("| banker (pocketsphinx) | kitchen | ") and "/2)" in rows[3]
+    assert rows[3].startswith("| banker (pocketsphinx + moonshine) | kitchen | ") and "/2)" in rows[3]
     data = json.loads(report.read_text())
     assert data["recordings"] == 2 and set(data["scores"]) == set(bench_real.CONDITIONS)
     clean = data["scores"]["clean"]

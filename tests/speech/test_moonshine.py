@@ -113,7 +113,7 @@ def test_the_second_ears_settings_and_the_table_never_waits_for_it(
     from banker.speech.two_ears import EMPTY_BELOW
 
     config = load_config()
-    assert config["asr"]["second_ear"] == "none"  # the default: pocketsphinx alone
+    assert config["asr"]["second_ear"] == "moonshine"  # the default: both ears
     asked = {**config, "asr": {**config["asr"], "second_ear": "moonshine"}}
     ear = make_engine(asked, vb_grammar.edition, None, vb_grammar)
     assert isinstance(ear, SecondEar) and ear.empty_below == EMPTY_BELOW and ear.veto

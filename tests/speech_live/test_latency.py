@@ -34,19 +34,20 @@ def test_measure_times_both_ends_of_turn_and_the_start(tts: PiperTTS) -> None:
         # per-player voice note is no longer committed on this path (written at the next press)
         assert t["first_audio"] - t["decoded"] < 0.1, (t["text"], t["mode"], report.turns)
     assert report.cold_start_s is not None and report.cold_start_s < 10
-    assert report.rss_mb is not None and report.rss_mb < 400
+    assert report.rss_mb is not None and report.rss_mb < 1000  # both ears (the default)
     assert "cold start" in report.table()
 
 
 def test_pocketsphinx_alone_stays_under_400_mb_and_two_ears_under_1_gb(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The whole banker (the table's process and the recogniser's) peaks under the 400 MB
-    pocketsphinx alone is allowed (the default), and under 1 GB with the second ear."""
+    pocketsphinx alone is allowed (``asr.second_ear: none``), and under 1 GB with the second
+    ear (the default)."""
     folder = tmp_path / "banker"
     folder.mkdir()
-    alone = cold_start()[1]
-    (folder / "banker.yaml").write_text("asr:\n  second_ear: moonshine\n", encoding="utf-8")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
-    both = cold_start()[1]
+    both = cold_start()[1]  # no settings of the user's: the default
+    (folder / "banker.yaml").write_text("asr:\n  second_ear: none\n", encoding="utf-8")
+    alone = cold_start()[1]
     assert alone < 400, alone
     assert alone + 200 < both < 1000, both  # the probe did load the second ear
