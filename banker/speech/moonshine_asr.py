@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from functools import lru_cache
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -32,6 +30,8 @@ from banker.nlu.normalize import normalize_words
 from banker.speech import onnx_model
 from banker.speech.base import RATE, Heard, Pcm, speech_span
 from banker.speech.grammar import Fsa
+from banker.speech.lexicon import Lexicon
+from banker.speech.snap import Sound, snap, warm
 
 LAYERS = 8  # decoder layers of base-en
 HEADS, HEAD_DIM = 8, 52
@@ -158,85 +158,7 @@ def spoken_words(text: str) -> list[str]:
     return out
 
 
-@dataclass(frozen=True)
-class Snap:
-    """The grammar sentence closest to some free text, and how far it was (0 = identical;
-    edits per word of the longer of the two)."""
-
-    text: str
-    distance: float
-
-
-@lru_cache(maxsize=65536)
-def _sub_cost(a: str, b: str) -> float:
-    from rapidfuzz import fuzz
-
-    return 0.0 if a == b else 1.0 - fuzz.ratio(a, b) / 100.0
-
-
-def snap(words: Sequence[str], fsa: Fsa) -> Snap:
-    """Word-level edit distance from ``words`` to the nearest sentence of the (acyclic)
-    automaton: substituting costs 1 - spelling similarity, inserting or dropping a word 1."""
-    order = _topological(fsa)
-    out: dict[int, list[tuple[str, int]]] = {}
-    for s, w, d, _p in fsa.arcs:
-        out.setdefault(s, []).append((w, d))
-    inf = float("inf")
-    # cost[i][s]: best cost having read i words and reached state s; back[i][s]: how
-    cost = [[inf] * fsa.n for _ in range(len(words) + 1)]
-    back: list[list[tuple[int, int, str] | None]] = [[None] * fsa.n for _ in range(len(words) + 1)]
-    cost[0][fsa.start] = 0.0
-    for i in range(len(words) + 1):
-        row, brow = cost[i], back[i]
-        if i > 0:  # from the previous column: the word matched on an arc, or inserted
-            prev, word = cost[i - 1], words[i - 1]
-            for s in range(fsa.n):
-                if prev[s] == inf:
-                    continue
-                if prev[s] + 1.0 < row[s]:
-                    row[s], brow[s] = prev[s] + 1.0, (i - 1, s, "")
-                for w, d in out.get(s, ()):
-                    if w:
-                        c = prev[s] + _sub_cost(word, w)
-                        if c < row[d]:
-                            row[d], brow[d] = c, (i - 1, s, w)
-        for s in order:  # within the column: null arcs are free, skipped grammar words cost 1
-            if row[s] == inf:
-                continue
-            for w, d in out.get(s, ()):
-                c = row[s] + (1.0 if w else 0.0)
-                if c < row[d]:
-                    row[d], brow[d] = c, (i, s, "")
-    last = cost[len(words)]
-    end = min(fsa.finals, key=lambda s: last[s], default=None)
-    if end is None or last[end] == inf:
-        return Snap("", 1.0)
-    said: list[str] = []
-    i, s = len(words), end
-    while (b := back[i][s]) is not None:
-        if b[2]:
-            said.append(b[2])
-        i, s = b[0], b[1]
-    said.reverse()
-    return Snap(" ".join(said), last[end] / max(1, len(words), len(said)))
-
-
-def _topological(fsa: Fsa) -> list[int]:
-    indeg = [0] * fsa.n
-    out: dict[int, list[int]] = {}
-    for s, _w, d, _p in fsa.arcs:
-        out.setdefault(s, []).append(d)
-        indeg[d] += 1
-    todo = [s for s in range(fsa.n) if indeg[s] == 0]
-    order: list[int] = []
-    while todo:
-        s = todo.pop()
-        order.append(s)
-        for d in out.get(s, ()):
-            indeg[d] -= 1
-            if indeg[d] == 0:
-                todo.append(d)
-    return order
+_LEXICON = Lexicon()  # one for the process: it holds the dictionary's text once read
 
 
 class Transcriber(Protocol):
@@ -253,11 +175,19 @@ class MoonshineRecognizer:
     engine = "moonshine"
 
     def __init__(self, grammar: WordGrammar, threads: int = 1, max_distance: float = 0.35,
-                 model: Transcriber | None = None) -> None:
+                 model: Transcriber | None = None, sound: Sound | None = None) -> None:
         self.grammar = grammar
         self.max_distance = max_distance
+        self.sound = sound or _LEXICON.sound  # words alike by sound ("bye" for "buy")
         self.model = model or Moonshine(threads)
         self.last_transcript = ""  # the free text behind the last result (for measurements)
+
+    def prepare(self, focus: str) -> None:
+        """Ready the snap onto ``focus``'s grammar (its words and how they sound)."""
+        fsa = self.grammar.fsa(focus)
+        if self.sound == _LEXICON.sound:
+            _LEXICON.learn({w for _s, w, _d, _p in fsa.arcs if w})
+        warm(fsa, self.sound)
 
     def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "") -> Heard:
         t0 = time.perf_counter()
@@ -268,7 +198,7 @@ class MoonshineRecognizer:
         if not words:
             return Heard("", 0.0, engine=self.engine, focus=focus,
                          seconds=time.perf_counter() - t0, details={"free_words": 0.0})
-        near = snap(words, self.grammar.fsa(focus))
+        near = snap(words, self.grammar.fsa(focus), self.sound)
         details = {"free_words": float(len(words)), "snap_distance": near.distance}
         ok = bool(near.text) and near.distance <= self.max_distance
         text = self.grammar.to_written(near.text) if ok else ""

@@ -30,6 +30,11 @@ EMPTY_BELOW = 0.1
 # twice as much: table talk, mostly (dev set clean: chatter asked about 9 -> 2 of 50, exact
 # 122 of 150 both ways). Not in noise, where Moonshine writes down the other talkers
 VETO_WORDS, VETO_BELOW, VETO_FACTOR = 4, 0.85, 0.5
+# both ears agree only when Moonshine's words needed at most this snap: a snap that moved
+# them further onto the first ear's reading is table talk as often as not (870 records,
+# snap by spelling or sound: agreements beyond 0.2 were right 10 times and wrong twice, one
+# of them chatter acted on)
+AGREE_WITHIN = 0.2
 
 
 Meaning = Callable[[str], Hashable]
@@ -92,7 +97,8 @@ class SecondEar:
         if not heard.text or not (lo <= heard.confidence < hi or deep):
             return heard
         other = self.second.recognize(pcm, focus)
-        agree = bool(other.text) and self.meaning(other.text) == self.meaning(heard.text)
+        agree = (bool(other.text) and other.details.get("snap_distance", 1.0) <= AGREE_WITHIN
+                 and self.meaning(other.text) == self.meaning(heard.text))
         details = {**heard.details, "second_ear_agrees": float(agree),
                    "second_ear_confidence": other.confidence,
                    "second_ear_seconds": other.seconds}
@@ -121,11 +127,12 @@ class SecondEar:
                 and speaker_norm.quiet(np.asarray(pcm, dtype=np.int16)))
 
     def prepare(self, focus: str) -> None:
-        """Compile the first ear's search for ``focus`` now (the recogniser's process warms
-        its foci this way while nobody is waiting)."""
-        prepare = getattr(self.first, "prepare", None)
-        if callable(prepare):
-            prepare(focus)
+        """Compile both ears' searches for ``focus`` now (the recogniser's process warms its
+        foci this way while nobody is waiting)."""
+        for ear in (self.first, self.second):
+            prepare = getattr(ear, "prepare", None)
+            if callable(prepare):
+                prepare(focus)
 
     def _instead_of_nothing(self, heard: Heard, pcm: Pcm, focus: str) -> Heard:
         other = self.second.recognize(pcm, focus)

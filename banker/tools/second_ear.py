@@ -199,6 +199,7 @@ class Policy:
     # when pocketsphinx heard nothing: ask Moonshine, and take its reading, asked about
     # (confidence DOUBTED), when its snap moved its words at most this far; None: never
     empty_below: float | None = None
+    agree_within: float = 1.0  # agreement only when Moonshine's snap distance <= this
 
 
 
@@ -249,7 +250,8 @@ def outcome(r: Record, policy: Policy, judges: Judges) -> dict[str, Any]:
     band = policy.band
     if band is not None and r.ps_text and band[0] <= r.ps_conf < band[1]:
         asked, secs, cpu = True, r.ps_s + r.ms_s, r.ps_cpu + r.ms_cpu
-        agree = bool(r.ms_text) and judges.meaning(r, r.ms_text) == judges.meaning(r, r.ps_text)
+        agree = (bool(r.ms_text) and r.ms_distance <= policy.agree_within
+                 and judges.meaning(r, r.ms_text) == judges.meaning(r, r.ps_text))
         if agree:
             conf = max(conf, policy.agreed)
         else:
@@ -419,6 +421,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--empty", type=float, default=None,
                     help="when pocketsphinx heard nothing, ask Moonshine and take its reading "
                          "(asked about) when its snap distance <= this")
+    ap.add_argument("--agree-within", type=float, default=1.0,
+                    help="agreement only when Moonshine's snap distance <= this")
     ap.add_argument("--resources", action="store_true")
     ap.add_argument("--second", action="store_true", help="with --resources: load Moonshine too")
     args = ap.parse_args(argv)
@@ -444,7 +448,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             records = decode_dev(args.n_dev, log, dev_c) if args.n_dev else []
             if args.real and args.n_real:
                 records += decode_real(args.real, args.n_real, log, real_c)
-    policy = Policy(tuple(args.band), args.agreed, args.swap, args.doubt, args.empty)
+    policy = Policy(tuple(args.band), args.agreed, args.swap, args.doubt, args.empty,
+                    args.agree_within)
     print(f"policy: second ear when {args.band[0]} <= pocketsphinx confidence < "
           f"{args.band[1]}; agreement -> confidence {args.agreed}; disagreement -> "
           + ("the first ear's reading" if args.swap is None else
