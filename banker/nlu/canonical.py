@@ -21,7 +21,8 @@ SPEC_INTENT = {
     "buy_card": "buy_from", "buy_hotel": "buy_from",
 }
 #: a street slot -> the slots of the further streets on the same side of a deal
-MORE_STREETS = {"property": ("property2",), "give": ("give2",), "get": ("get2",)}
+MORE_STREETS = {"property": ("property2", "property3"), "give": ("give2", "give3"),
+                "get": ("get2", "get3")}
 #: every slot that holds a street name
 STREET_SLOTS = frozenset({*MORE_STREETS, *(s for more in MORE_STREETS.values() for s in more)})
 

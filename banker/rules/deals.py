@@ -256,9 +256,9 @@ class DealRules(DebtRules):
         return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else "".join(parts)
 
     def streets(self, cmd: Command, slot: str) -> tuple[str, ...]:
-        """One side's streets: ``slot`` and the further ones the matcher fills (``give2``:
-        it has one slot per name), each checked to be on this board."""
-        more = [name for name in (slot + "2",) if cmd.intent.get(name) is not None]
+        """One side's streets: ``slot`` and the further ones the matcher fills (``give2``,
+        ``give3``: it has one slot per name), each checked to be on this board."""
+        more = [slot + n for n in ("2", "3") if cmd.intent.get(slot + n) is not None]
         return tuple(self.street(cmd, name) for name in (slot, *more))
 
     def do_trade_streets(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 from banker.cli import main
+from banker.nlu.canonical import spec_slots
 from banker.tools.transcribe import Verdict, print_verdict
 
 DEALS = """\
@@ -118,3 +119,9 @@ def test_transcribe_reports_two_streets_as_a_list(tmp_path: Path) -> None:
     out = io.StringIO()
     print_verdict(tmp_path / "a.wav", v, False, out)
     assert "property=Baltic Avenue, Oriental Avenue player=hat amount=300" in out.getvalue()
+
+
+def test_three_streets_on_a_side_are_one_list() -> None:
+    assert spec_slots({"get": "Boardwalk", "give": "Baltic Avenue", "give2": "Oriental Avenue",
+                       "give3": "Vermont Avenue"}) == {
+        "get": "Boardwalk", "give": ["Baltic Avenue", "Oriental Avenue", "Vermont Avenue"]}
