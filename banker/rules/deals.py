@@ -214,9 +214,13 @@ class DealRules(DebtRules):
                 raise Refusal("no_owner_to_sell", street=street)
             if owner == p:
                 raise Refusal("own_street", street=street)
-        owners = {state.owner(s) for s in theirs.streets}
-        if who is None and len(owners) == 1:
-            who = owners.pop()
+        owners = {str(state.owner(s)): s for s in theirs.streets}
+        if who is None and len(owners) > 1:
+            (owner, street), (other_owner, other_street) = list(owners.items())[:2]
+            raise Refusal("deal_two_owners", street=street, owner=Who(owner),
+                          other_street=other_street, other=Who(other_owner))
+        if who is None and owners:
+            who = next(iter(owners))
         other = self.other_player(state, p, who)
         for street in theirs.streets:
             owner = state.owner(street)
