@@ -204,8 +204,9 @@ class DealRules(DebtRules):
                       who: object) -> str:
         """The other player of a deal, once every street in it is named once, on one side,
         and each street asked for is another player's (the one named, if one was)."""
-        for i, street in enumerate(mine.streets + theirs.streets):
-            if street in (mine.streets + theirs.streets)[:i]:
+        named = mine.streets + theirs.streets
+        for i, street in enumerate(named):
+            if street in named[:i]:
                 both = street in mine.streets and street in theirs.streets
                 raise Refusal("street_both_sides" if both else "street_twice", street=street)
         for street in theirs.streets:
