@@ -16,7 +16,7 @@ from typing import Any, TextIO
 from banker.frontends.transcript import Malformed, Transcript, TStep, load_transcript
 from banker.interpreter.questions import Confirm
 from banker.interpreter.session import Session, VirtualClock
-from banker.nlu.canonical import spec_intent
+from banker.nlu.canonical import spec_intent, spec_slots
 from banker.rules.state import GameState
 
 Recognize = Callable[[Session, Path], tuple[str, float | None]]
@@ -125,7 +125,7 @@ def run_transcript(t: Transcript, recognize: Recognize | None = None,
         bad = check_expect(step.expect, session.state, before, s.said, s.refused)
         entry = {"step": step.index, "player": step.player or (step.presses[0] if step.presses else None),
                  "heard": heard_override or s.heard, "intent": spec_intent(s.intent),
-                 "slots": _jsonable(s.slots), "said": " ".join(s.said), "ok": not bad}
+                 "slots": spec_slots(_jsonable(s.slots)), "said": " ".join(s.said), "ok": not bad}
         res.steps.append(entry)
         if bad:
             res.ok = False

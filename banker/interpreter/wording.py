@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from banker.interpreter.replies import Replies
+from banker.nlu.canonical import STREET_SLOTS
 from banker.nlu.normalize import PLACEHOLDER
 from banker.nlu.templates import Grammar
 from banker.rules import Command, GameState, Line, Who
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 
 # status questions about one pot ("what's in the vault") answer only that, not the ranking
 POTS = frozenset({"vault", "jackpot", "bank"})
-SPOKEN = frozenset({"property", "give", "get", "player", "amount", "number", "outcome"})
+SPOKEN = STREET_SLOTS | {"player", "amount", "number", "outcome"}
 
 
 def describe(replies: Replies, cmd: Command, grammar: Grammar | None = None) -> str:

@@ -21,11 +21,11 @@ from rapidfuzz import fuzz, process
 
 from banker.editions.model import Edition
 from banker.money import words_to_tokens
+from banker.nlu.canonical import STREET_SLOTS
 from banker.nlu.normalize import PLACEHOLDER, normalize, times_variants, with_placeholders
 from banker.nlu.templates import Grammar, IntentSpec, load_grammar
 
 STREET, PLAYER = "@s", "@p"
-STREET_SLOTS = frozenset({"property", "give", "get"})
 GENERIC_TAILS = ("avenue", "place", "gardens")
 # No command is longer than a few dozen words; longer text is chatter (or a pasted file), and
 # fuzzy-matching it would take seconds per 100 KB, so it is not understood at once.
@@ -123,7 +123,7 @@ class Matcher:
                    for a in dict.fromkeys((t.id, t.name, *t.aliases))]
         players = [(v.removeprefix("the "), c) for v, c in players]
         players = list(dict.fromkeys(players))
-        return {"property": streets, "give": streets, "get": streets, "player": players,
+        return {**dict.fromkeys(sorted(STREET_SLOTS), streets), "player": players,
                 "outcome": [(normalize(o), o) for o in self.grammar.lists.get("outcome", [])]}
 
     def _build(self) -> None:
@@ -132,8 +132,8 @@ class Matcher:
         outcomes = list(dict.fromkeys((form, canon) for spoken, canon in values["outcome"]
                                       for form in outcome_variants(spoken)))
         markers: dict[str, list[tuple[str, str]]] = {
-            "property": [(STREET, "")], "give": [(STREET, "")], "get": [(STREET, "")],
-            "player": [(PLAYER, "")], "outcome": outcomes}
+            **{s: [(STREET, "")] for s in STREET_SLOTS}, "player": [(PLAYER, "")],
+            "outcome": outcomes}
         seen: set[tuple[str, str]] = set()
         for spec in self.intents():
             for exp in self.grammar.expand(spec, markers):

@@ -73,12 +73,18 @@ class DealRules(DebtRules):
         return out
 
     def do_sell(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        if cmd.intent.get("property2") is not None:  # "sell A and B to the hat for 300"
+            return self.combined(state, cmd, Side(self.streets(cmd, "property")),
+                                 Side(cash=self.amount(cmd)), self.named(cmd))
         p, street = cmd.player, self.street(cmd)
         self.own(state, p, street)
         buyer = self.other_player(state, p, cmd.intent.get("player"))
         return self._street_for_cash(state, cmd, p, buyer, street, self.amount(cmd))
 
     def do_buy_from(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        if cmd.intent.get("property2") is not None:  # "buy A and B from the dog for 500"
+            return self.combined(state, cmd, Side(cash=self.amount(cmd)),
+                                 Side(self.streets(cmd, "property")), self.named(cmd))
         p, street = cmd.player, self.street(cmd)
         seller = self._owner_of_street_asked(state, cmd, street)
         return self._street_for_cash(state, cmd, seller, p, street, self.amount(cmd))
@@ -174,19 +180,9 @@ class DealRules(DebtRules):
         Free card. The other player is the one named, or the owner of the streets asked for;
         they agree once, and everything moves in one transaction (undone as one)."""
         p = cmd.player
-        owners = {state.owner(s) for s in theirs.streets}
-        if who is None and len(owners) == 1:
-            who = owners.pop()
-        other = self.other_player(state, p, who)
+        other = self.their_streets(state, p, mine, theirs, who)
         for street in mine.streets:
             self.own(state, p, street)
-        for street in theirs.streets:
-            owner = state.owner(street)
-            if owner is None:
-                raise Refusal("no_owner_to_sell", street=street)
-            if owner != other:
-                raise Refusal("not_their_street", street=street, player=Who(other),
-                              owner=Who(owner))
         for side, holder in ((mine, p), (theirs, other)):
             if side.card and not state.players[holder].count("jail_card"):
                 raise Refusal("no_jail_card", player=Who(holder))
@@ -194,7 +190,7 @@ class DealRules(DebtRules):
                 raise Refusal("no_hotel", player=Who(holder))
             if side.cash:
                 self.afford(state, holder, side.cash)
-        ask = self.agreed(cmd, other, f"give you {self.said(mine)} for {self.said(theirs)}")
+        ask = self.agreed(cmd, other, self.deal_words(mine, theirs))
         if ask is not None:
             return ask
         events = [*self.hand_over(state, mine, p, other), *self.hand_over(state, theirs, other, p)]
@@ -203,6 +199,44 @@ class DealRules(DebtRules):
         return self.deal_done(Outcome(events=events).say(
             "deal_done", player=Who(p), other=Who(other), give=self.said(mine),
             get=self.said(theirs), cash=Money(cash), other_cash=Money(other_cash)), other)
+
+    def their_streets(self, state: GameState, p: str, mine: Side, theirs: Side,
+                      who: object) -> str:
+        """The other player of a deal, once every street in it is named once, on one side,
+        and each street asked for is another player's (the one named, if one was)."""
+        named = mine.streets + theirs.streets
+        for i, street in enumerate(named):
+            if street in named[:i]:
+                both = street in mine.streets and street in theirs.streets
+                raise Refusal("street_both_sides" if both else "street_twice", street=street)
+        for street in theirs.streets:
+            owner = state.owner(street)
+            if owner is None:
+                raise Refusal("no_owner_to_sell", street=street)
+            if owner == p:
+                raise Refusal("own_street", street=street)
+        owners = {str(state.owner(s)): s for s in theirs.streets}
+        if who is None and len(owners) > 1:
+            (owner, street), (other_owner, other_street) = list(owners.items())[:2]
+            raise Refusal("deal_two_owners", street=street, owner=Who(owner),
+                          other_street=other_street, other=Who(other_owner))
+        if who is None and owners:
+            who = next(iter(owners))
+        other = self.other_player(state, p, who)
+        for street in theirs.streets:
+            owner = state.owner(street)
+            if owner != other:
+                raise Refusal("not_their_street", street=street, player=Who(other),
+                              owner=Who(str(owner)))
+        return other
+
+    def deal_words(self, mine: Side, theirs: Side) -> str:
+        """What the other player is asked to agree to: a sale, a purchase, or a swap."""
+        if theirs == Side(cash=theirs.cash):
+            return f"sell you {self.said(mine)} for {self.said(theirs)}"
+        if mine == Side(cash=mine.cash):
+            return f"buy {self.said(theirs)} from you for {self.said(mine)}"
+        return f"give you {self.said(mine)} for {self.said(theirs)}"
 
     def hand_over(self, state: GameState, side: Side, src: str, dst: str) -> list[Event]:
         events: list[Event] = []
@@ -226,45 +260,52 @@ class DealRules(DebtRules):
             parts.append(self.edition.fmt(side.cash))
         return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else "".join(parts)
 
+    def streets(self, cmd: Command, slot: str) -> tuple[str, ...]:
+        """One side's streets: ``slot`` and the further ones the matcher fills (``give2``,
+        ``give3``: it has one slot per name), each checked to be on this board."""
+        more = [slot + n for n in ("2", "3") if cmd.intent.get(slot + n) is not None]
+        return tuple(self.street(cmd, name) for name in (slot, *more))
+
+    def do_trade_streets(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        """"trade Baltic Avenue and Oriental Avenue for Park Place (with the hat)", and one
+        street for two: several streets on a side are one deal, agreed once."""
+        return self.combined(state, cmd, Side(self.streets(cmd, "give")),
+                             Side(self.streets(cmd, "get")), cmd.intent.get("player"))
+
     def do_trade_and_pay(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
-        """"trade Baltic Avenue and 200 for Park Place (with the dog)"."""
-        give, get = self.street(cmd, "give"), self.street(cmd, "get")
-        return self.combined(state, cmd, Side((give,), cash=self.amount(cmd)), Side((get,)),
-                             cmd.intent.get("player"))
+        """"trade Baltic Avenue (and Oriental Avenue) and 200 for Park Place (with the dog)"."""
+        return self.combined(state, cmd, Side(self.streets(cmd, "give"), cash=self.amount(cmd)),
+                             Side(self.streets(cmd, "get")), cmd.intent.get("player"))
 
     def do_trade_for_cash(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
         """"trade Baltic Avenue for Park Place and 200 (with the dog)"."""
-        give, get = self.street(cmd, "give"), self.street(cmd, "get")
-        return self.combined(state, cmd, Side((give,)), Side((get,), cash=self.amount(cmd)),
+        return self.combined(state, cmd, Side(self.streets(cmd, "give")),
+                             Side(self.streets(cmd, "get"), cash=self.amount(cmd)),
                              cmd.intent.get("player"))
 
     def do_sell_with_card(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
         """"sell Baltic Avenue and my get out of jail free card to the hat for 300"."""
-        street = self.street(cmd)
-        return self.combined(state, cmd, Side((street,), card=True),
+        return self.combined(state, cmd, Side(self.streets(cmd, "property"), card=True),
                              Side(cash=self.amount(cmd)), self.named(cmd))
 
     def do_sell_with_hotel(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
         """"sell Baltic Avenue and a hotel to the hat for 300"."""
-        street = self.street(cmd)
-        return self.combined(state, cmd, Side((street,), hotels=1),
+        return self.combined(state, cmd, Side(self.streets(cmd, "property"), hotels=1),
                              Side(cash=self.amount(cmd)), self.named(cmd))
 
     def do_trade_with_hotel(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
         """"trade Baltic Avenue and a hotel for Park Place (with the dog)"."""
-        give, get = self.street(cmd, "give"), self.street(cmd, "get")
-        return self.combined(state, cmd, Side((give,), hotels=1), Side((get,)),
-                             cmd.intent.get("player"))
+        return self.combined(state, cmd, Side(self.streets(cmd, "give"), hotels=1),
+                             Side(self.streets(cmd, "get")), cmd.intent.get("player"))
 
     def do_trade_with_card(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
         """"trade Baltic Avenue and my get out of jail free card for Park Place"."""
-        give, get = self.street(cmd, "give"), self.street(cmd, "get")
-        return self.combined(state, cmd, Side((give,), card=True), Side((get,)),
-                             cmd.intent.get("player"))
+        return self.combined(state, cmd, Side(self.streets(cmd, "give"), card=True),
+                             Side(self.streets(cmd, "get")), cmd.intent.get("player"))
 
     def do_trade_card(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
         """"trade my get out of jail free card for Park Place"."""
-        return self.combined(state, cmd, Side(card=True), Side((self.street(cmd, "get"),)),
+        return self.combined(state, cmd, Side(card=True), Side(self.streets(cmd, "get")),
                              cmd.intent.get("player"))
 
     @staticmethod

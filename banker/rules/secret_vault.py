@@ -34,7 +34,7 @@ class SecretVaultRules(DealRules, VaultRules):
         "tax", "guess", "pay_to_guess", "open_vault", "use_key", "mortgage", "unmortgage",
         "sell", "buy_from", "sell_hotel", "buy_hotel", "sell_card", "buy_card", "bankrupt",
         "third_roll", "trade_and_pay", "trade_for_cash", "sell_with_card", "sell_with_hotel",
-        "trade_with_hotel", "trade_with_card", "trade_card",
+        "trade_with_hotel", "trade_with_card", "trade_card", "trade_streets",
     })
     bail_account = "vault"
     fine_account = "vault"

@@ -35,7 +35,7 @@ DEBTOR_OK = frozenset({
     "mortgage", "sell", "sell_hotel", "sell_card", "trade", "bankrupt", "collect", "pass_go",
     "build_hotel", "go_to_jail", "leave_jail", "guess", "free_parking", "open_vault",
     "pay_rent", "tax", "auction", "get_out_of_jail", "trade_and_pay", "trade_for_cash",
-    "sell_with_card", "sell_with_hotel", "trade_with_hotel", "trade_with_card", "trade_card",
+    "sell_with_card", "sell_with_hotel", "trade_with_hotel", "trade_with_card", "trade_card", "trade_streets",
 })
 
 

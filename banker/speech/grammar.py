@@ -22,6 +22,7 @@ from functools import cached_property
 from banker.editions.model import Edition
 from banker.money import parse_number
 from banker.nlu import walk
+from banker.nlu.canonical import STREET_SLOTS
 from banker.nlu.matcher import Matcher
 from banker.nlu.normalize import normalize, times_variants
 from banker.nlu.numbers import NUMBER_RULES, NUMBER_SLOTS, number_phrases, number_rule
@@ -170,7 +171,7 @@ class SpeechGrammar:
         """Definitions of the rules ``tops`` refer to, directly or not (and no others)."""
         defs = {name: self.grammar.to_jsgf_body(node) for name, node in self.grammar.rules.items()}
         defs["property"] = "(" + " | ".join(v for v, _ in self.values["property"]) + ")"
-        defs["give"] = defs["get"] = "<property>"
+        defs.update((name, "<property>") for name in STREET_SLOTS if name != "property")
         defs["player"] = "(" + " | ".join(v for v, _ in self.values["player"]) + ")"
         defs["outcome"] = "(" + (" | ".join(v for v, _ in self.values["outcome"]) or "<VOID>") + ")"
         defs.update((name, self.grammar.to_jsgf_body(node)) for name, node in self.numbers.items())

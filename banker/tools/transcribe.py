@@ -24,7 +24,7 @@ from banker.editions import load_edition
 from banker.editions.model import Edition
 from banker.interpreter.hearing import Hearing, Said, judge
 from banker.interpreter.policy import plain
-from banker.nlu.canonical import spec_intent
+from banker.nlu.canonical import spec_intent, spec_slots
 from banker.nlu.context import Context
 from banker.nlu.matcher import Matcher
 from banker.speech.base import AudioFileError, Heard, Pcm, Recognizer, read_wav
@@ -121,14 +121,16 @@ def read_all(wavs: Sequence[Path], err: TextIO) -> tuple[list[tuple[Path, Pcm]],
 
 def print_verdict(path: Path, v: Verdict, as_json: bool, out: TextIO) -> None:
     """One line for one file; the intent as intents.md names it (a combined Secret Vault
-    deal is a ``trade``, ``sell`` or ``buy_from``, as ``replay --report`` says)."""
-    v = replace(v, intent=spec_intent(v.intent))
+    deal is a ``trade``, ``sell`` or ``buy_from``, as ``replay --report`` says, and a side
+    with two streets is a list of them)."""
+    v = replace(v, intent=spec_intent(v.intent), slots=spec_slots(v.slots))
     if as_json:
         print(json.dumps({"file": str(path), "text": v.text, "intent": v.intent,
                           "slots": v.slots, "confidence": v.confidence,
                           "decision": v.decision}), file=out, flush=True)
     else:
-        slots = " ".join(f"{k}={val}" for k, val in v.slots.items())
+        slots = " ".join(f"{k}={', '.join(val) if isinstance(val, list) else val}"
+                         for k, val in v.slots.items())
         print(f"{path}: \"{v.text}\" -> {v.intent}{' ' + slots if slots else ''} "
               f"(confidence {v.confidence:.2f}, {v.decision})", file=out, flush=True)
 
