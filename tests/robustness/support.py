@@ -151,6 +151,8 @@ def phrases(edition: Edition) -> dict[str, list[Phrase]]:
     grammar = load_grammar()
     markers: dict[str, list[tuple[str, str]]] = {
         "property": [("@s", "")], "give": [("@s", "")], "get": [("@s", "")],
+        # the further streets of a Secret Vault deal's side
+        **{f"{k}{n}": [("@s", "")] for k in ("property", "give", "get") for n in (2, 3)},
         "player": [("@p", "")],
         "outcome": [(o, o) for o in grammar.lists.get("outcome", [])]}
     out: dict[str, list[Phrase]] = {}
@@ -250,7 +252,8 @@ class Actor:
         for w in phrase.words:
             if w == "@s":
                 slot = next(slots, "property")
-                kind = "mine" if slot == "give" else ("others" if slot == "get" else how)
+                side = slot.rstrip("23")
+                kind = "mine" if side == "give" else ("others" if side == "get" else how)
                 words.append(self.street(ch, s, me, kind))
             elif w == "@p":
                 next(slots, None)
@@ -467,8 +470,10 @@ class Shadow:
         return self._said(run)
 
     def close_auction(self) -> list[str]:
+        """"Any final bids?" and the close, each its own step as the real clock fires them
+        (so "repeat" afterwards repeats the close alone, as at the table)."""
         spec = self.session.edition.auction
-        return self.advance(spec.quiet_seconds + spec.final_seconds + 0.01)
+        return self.advance(spec.quiet_seconds + 0.005) + self.advance(spec.final_seconds + 0.005)
 
     def tick(self) -> None:
         """A little time passes between typed lines (never enough for a timer)."""
