@@ -124,13 +124,11 @@ class Session:
 
     @pending.setter
     def pending(self, value: Pending | None) -> None:
-        """The open question. It is journalled (a note, not a transaction) when it opens, and
-        when it ends without a transaction (answered "no", lapsed, timed out) just before Mr.
-        Monopoly's next words, so that a resume says "interrupted" only about a question
-        really open. (An answer's transaction closes it by itself; a kill before that keeps it
-        open.) Every question is noted: the rules' questions, and the session's own (two-step
-        prompt, "did you say…?", "which one?", undo agreement) unless an auction or a betting
-        round is open - that dialogue's note already says what a kill would cut short."""
+        """The open question, journalled (a note) when it opens, again after another player's
+        transaction, and when it ends without a transaction (no, lapsed, timed out) just
+        before the next words: a resume says "interrupted" only about a question really open.
+        Every question is noted (the rules', and the session's own: two-step prompt, "did you
+        say…?", "which one?", undo agreement) unless an auction or betting round's note is."""
         old, self._pending = self._pending, value
         if old is value:
             return
@@ -402,6 +400,8 @@ class Session:
         else:
             tx.seq = len(self.history) + 1
         self._closing = None  # a transaction closes any dialogue in the journal
+        if self._pending is not None and self._pending.marked and self.journal is not None:
+            self.journal.note("dialogue_open", self._pending.marker())  # another's tx: still open
         self.history.append(tx)
         self.state = fold(self.state, tx.events)
         return True

@@ -38,3 +38,23 @@ def test_a_wrong_answer_to_a_question_that_never_lapses_leaves_it_open_on_disk(
     assert all(dialogue == "ask_give_up" for _text, dialogue in after), after
     assert s.state.owner("Baltic Avenue") == "racecar"
     gf.close()
+
+
+def test_a_question_stays_open_on_disk_while_another_player_commits(tmp_path: Path) -> None:
+    """Another player's transaction leaves the asked player's question open (dialogues.md),
+    so the journal must still call it open after that transaction (the kill loop, seed
+    207744988: "Which street?" to T-Rex, then the dog's Chance card, then a kill)."""
+    path = tmp_path / "game.sqlite"
+    gf = GameFile(path)
+    gf.create(Header(VB.id, (editions_dir() / "voice-banking.yaml").read_text(),
+                     ["racecar", "dog"], {}, 1))
+    s = Session(VB, ["racecar", "dog"], clock=VirtualClock(), journal=gf)
+    s.hear("racecar", "buy please")
+    assert s.pending is not None and GameFile(path).peek().open_dialogue
+    s.hear("dog", "buy Park Place")
+    assert s.state.owner("Park Place") == "dog" and s.pending is not None
+    assert GameFile(path).peek().open_dialogue, "the racecar's question is still open"
+    s.hear("racecar", "Baltic Avenue")  # the answer: its transaction closes the question
+    assert s.state.owner("Baltic Avenue") == "racecar"
+    assert GameFile(path).peek().open_dialogue is None
+    gf.close()
