@@ -24,7 +24,8 @@ class EngineError(Exception):
         return str(self)
 
 
-def _stderr(text: str) -> None:
+def say_on_stderr(text: str) -> None:
+    """A one-sentence notice of the speech layer on stderr (offline tools)."""
     print(f"banker: {text}", file=sys.stderr, flush=True)
 
 
@@ -35,7 +36,7 @@ def make_engine(config: Mapping[str, Any], edition: Edition,
     where a turn never waits for the second ear to finish loading."""
     from banker.speech.pocketsphinx_asr import PocketsphinxRecognizer, Tuning
 
-    notify = notify or _stderr
+    notify = notify or say_on_stderr
     asr = config.get("asr") or {}
     grammar = grammar or SpeechGrammar(edition)
     if str(asr.get("engine", "pocketsphinx")) == "vosk":

@@ -30,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from banker.money import NUMBER_WORDS, speakable
+from banker.paths import user_cache_dir
 
 Pcm = npt.NDArray[np.int16]
 
@@ -71,8 +72,7 @@ def find_voice(name: str) -> VoiceFiles:
 
 
 def cache_root() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "banker" / "tts"
+    return user_cache_dir() / "tts"
 
 
 # ----------------------------------------------------------------------------------------

@@ -14,7 +14,6 @@ hash and the code's, so a second run only decodes what changed.
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 import zlib
@@ -27,6 +26,7 @@ from typing import Any, TextIO
 import numpy as np
 import numpy.typing as npt
 
+from banker.paths import user_cache_dir
 from banker.speech.base import AudioFileError, Pcm, read_wav
 from banker.tools import decode_cache
 
@@ -112,8 +112,7 @@ def code_version(context: Path) -> str:
 
 
 def cache_dir() -> Path:
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "banker" / "real"
+    return user_cache_dir() / "real"
 
 
 def audio_for(rec: Recording, condition: str, noise: F64) -> Pcm:

@@ -160,6 +160,7 @@ class ContextEar:
                  notify: Callable[[str], None] | None = None) -> None:
         from banker.config import load_config
         from banker.speech.context_grammar import ContextSpeechGrammar
+        from banker.speech.engine import say_on_stderr
         from banker.speech.pocketsphinx_asr import PocketsphinxRecognizer, Tuning
 
         asr = asr if asr is not None else (load_config().get("asr") or {})
@@ -169,17 +170,13 @@ class ContextEar:
         if str(asr.get("second_ear") or "none") != "none":  # as banker play hears
             from banker.speech.two_ears import meaning_of, with_second_ear
 
-            first = with_second_ear(first, grammar, asr, notify or _say_on_stderr,
+            first = with_second_ear(first, grammar, asr, notify or say_on_stderr,
                                     meaning=meaning_of(context.understand))
         self.recognizer = first
         self.judge = ContextJudge(context)
 
     def hear(self, pcm: Pcm) -> Verdict:
         return self.judge.verdict(self.recognizer.recognize(pcm, "any"))
-
-
-def _say_on_stderr(text: str) -> None:
-    print(f"banker: {text}", file=sys.stderr, flush=True)
 
 
 def run_context(context_path: Path, wavs: list[Path], as_json: bool,
