@@ -103,6 +103,7 @@ class SecondEar:
                    "second_ear_confidence": other.confidence,
                    "second_ear_seconds": other.seconds}
         text, words, conf = heard.text, heard.words, heard.confidence
+        alternatives = heard.alternatives
         if deep:  # below the band only the same command word for word counts, and is asked about
             if agree and other.details.get("snap_distance", 1.0) == 0.0:
                 conf = DOUBTED
@@ -116,8 +117,13 @@ class SecondEar:
               and other.details.get("snap_distance", 1.0) <= self.swap_below):
             text, words, conf = other.text, other.words, min(conf, DOUBTED)
             details["second_ear_swapped"] = 1.0
+        elif (other.text and other.details.get("snap_distance", 1.0) <= AGREE_WITHIN
+              and _by_a_name(self.meaning(heard.text), self.meaning(other.text))):
+            # the same command but for a name: one more reading for the interpreter, which
+            # asks between the two ("the cat or the hat?")
+            alternatives = ((other.text, conf), *alternatives)
         return Heard(text, conf, words, self.engine, focus, heard.seconds + other.seconds,
-                     details)
+                     details, alternatives)
 
     @staticmethod
     def _chatter(heard: Heard, other: Heard, pcm: Pcm) -> bool:
@@ -144,6 +150,17 @@ class SecondEar:
             return Heard("", 0.0, (), heard.engine, focus, seconds, details)
         details["second_ear_alone"] = 1.0
         return Heard(other.text, DOUBTED, other.words, self.engine, focus, seconds, details)
+
+
+def _by_a_name(a: Hashable, b: Hashable) -> bool:
+    """Two meanings of the same command whose slots differ only in names (a player, a
+    street), never in an amount: a choice between them is asked by the names alone."""
+    if not (isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] != "text"):
+        return False
+    sa, sb = dict(a[1]), dict(b[1])
+    differ = [k for k in sa if sa[k] != sb.get(k)]
+    return (sa.keys() == sb.keys() and bool(differ)
+            and not any(str(sa[k]).lstrip("-").isdigit() for k in differ))
 
 
 def with_second_ear(first: Recognizer, grammar: Any, asr: Any,

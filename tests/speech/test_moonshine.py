@@ -164,3 +164,30 @@ def test_below_the_band_only_the_same_words_count_and_are_asked_about(
     assert heard.confidence == DOUBTED and heard.details["second_ear_word_for_word"] == 1.0
     plain = SecondEar(recognizer, moonshine, matcher_meaning(vb_grammar))
     assert plain.recognize(pcm, "any").confidence == first.confidence
+
+
+def test_the_ears_differing_by_a_name_make_a_choice_question() -> None:
+    """espeak-ng's "…from the hat…": pocketsphinx hears "the cat", unsure; Moonshine writes
+    "the hat". Moonshine's reading becomes a second reading, and Mr. Monopoly asks which one
+    instead of "Did you say … the cat?". Readings that differ by an amount never do."""
+    from banker.config import load_config
+    from banker.editions import load_edition
+    from banker.interpreter.session import Session
+    from banker.speech.engine import make_engine
+    from banker.speech.two_ears import _by_a_name
+    from banker.tools.clips import ESPEAK
+
+    sv = load_edition("secret-vault")
+    grammar = SpeechGrammar(sv)
+    ears = make_engine(load_config(), sv, grammar=grammar)
+    heard = ears.recognize(clips.pad(clips.speech("buy Park Place from the hat for five hundred",
+                                                  ESPEAK)))
+    assert "cat" in heard.text and heard.confidence < 0.9, heard
+    assert [t for t, _c in heard.alternatives] == ["buy park place from the hat for five hundred"]
+    s = Session(sv, ["cat", "hat", "dog"], matcher=grammar.matcher)
+    hearing = s.understand(heard, "dog")
+    assert hearing.choose and {c.slots["player"] for c in hearing.candidates} == {"cat", "hat"}
+    meaning = matcher_meaning(grammar)
+    assert not _by_a_name(meaning("sell Baltic Avenue to the cat for three hundred"),
+                          meaning("sell Baltic Avenue to the hat for four hundred"))
+    assert not _by_a_name(meaning("mortgage Baltic Avenue"), meaning("unmortgage Baltic Avenue"))
