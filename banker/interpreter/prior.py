@@ -8,9 +8,10 @@ rules would accept now (``legal``: who pressed, who owns what, the auction or qu
 The weight is a prior, never a filter, and it never acts by itself:
 - the best acoustic reading is what the banker acts on or confirms, legal or not ("buy
   Boardwalk" when Boardwalk is owned stays "buy Boardwalk" and is refused with its reason);
-- when another command is close to it (``CLOSE``) and either is above the floor below which
-  speech is ignored, the banker asks between the two ("Boardwalk or Park Place?"); the weight
-  only decides which is named first;
+- when another command is close to it (``CLOSE``), either is above the floor below which
+  speech is ignored, and the two differ only by names, the banker asks between them
+  ("Boardwalk or Park Place?"); the weight only decides which is named first (two readings
+  that differ in an amount or the command are read back whole: the choice says only names);
 - the try before "Sorry?" counts as evidence for the same command heard again (``EARLIER``).
 """
 
@@ -95,7 +96,7 @@ def weigh(top: Hearing, rs: Sequence[Reading], judge_one: Callable[[Recognized, 
         return top
     pair = close_pair(rs)
     if (pair is not None and max(r.confidence for r in pair) >= CONFIRM_FLOOR
-            and names([pair[0].match.slots, pair[1].match.slots])):
+            and names([pair[0].match.slots, pair[1].match.slots]) and _by_names(*pair)):
         a = pair[0]
         cands = tuple(Recognized(r.match.intent, r.match.slots, 100 * r.confidence, 0.0,
                                  r.match.text) for r in pair)
@@ -106,6 +107,14 @@ def weigh(top: Hearing, rs: Sequence[Reading], judge_one: Callable[[Recognized, 
         if judged.decision != "reject" or top.decision == "reject":
             return judged
     return top
+
+
+def _by_names(a: Reading, b: Reading) -> bool:
+    """The same command but for names: the choice question says only the names ("Cat or
+    Hat?"), so an amount that differed too would move unread."""
+    sa, sb = a.match.slots, b.match.slots
+    return a.match.intent == b.match.intent and sa.keys() == sb.keys() and all(
+        sa[k] == sb[k] for k in sa if not isinstance(sa[k], str) or not isinstance(sb[k], str))
 
 
 def remembered(rs: Sequence[Reading]) -> tuple[Reading, ...]:

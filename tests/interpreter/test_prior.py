@@ -167,3 +167,15 @@ def test_two_weak_readings_are_not_a_question() -> None:
     s, said = _table(owned=None)
     s.hear("racecar", "buy Boardwalk", 0.2, alternatives=(("buy Park Place", 0.19),))
     assert s.pending is None and said[-1].startswith("Sorry"), said
+
+
+def test_two_readings_differing_in_an_amount_too_are_never_asked_by_names_alone() -> None:
+    """ "Cat or Hat?" names only the names: if the readings also differed in the amount, the
+    one picked would move an amount nobody read back. Such a pair is read back whole ("Did you
+    say …?" about the best one) instead."""
+    s, said = _table(None)
+    s.hear("racecar", "pay 200 to the dog", 0.6, alternatives=(("pay 300 to the racecar", 0.55),))
+    assert not isinstance(s.pending, Choose), said
+    s2, said2 = _table(None)
+    s2.hear("racecar", "buy Boardwalk", 0.6, alternatives=(("buy Park Place", 0.55),))
+    assert isinstance(s2.pending, Choose), said2  # names alone: asked between
