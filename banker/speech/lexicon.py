@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import lru_cache
-from pathlib import Path
 
 PHONES = ("AA", "AE", "AH", "AO", "AW", "AY", "B", "CH", "D", "DH", "EH", "ER", "EY", "F", "G",
           "HH", "IH", "IY", "JH", "K", "L", "M", "N", "NG", "OW", "OY", "P", "R", "S", "SH", "SIL",
@@ -22,50 +21,39 @@ _CODE = {p: chr(0x41 + i) for i, p in enumerate(PHONES)}  # one character a phon
 class Lexicon:
     """Word -> its first pronunciation as a string of one character per phone (``sound``)."""
 
-    def __init__(self, dictionary: Path | None = None, extra: dict[str, list[str]] | None = None
-                 ) -> None:
-        self._path = dictionary
-        self._extra = extra
+    def __init__(self) -> None:
+        self._extra: dict[str, list[str]] | None = None
         self._text: str | None = None
         self._known: dict[str, str | None] = {}
         self.sound = lru_cache(maxsize=65536)(self._sound)
 
     def learn(self, words: Iterable[str]) -> None:
-        """Look many words up in one pass over the dictionary (a grammar's few hundred: one
-        search each would take a few tenths of a second)."""
+        """Look many words up in one pass over the dictionary, as the first ear's dictionary
+        is cut down (a grammar's few hundred: one search each took a few tenths of a
+        second)."""
+        from banker.speech.pocketsphinx_asr import pronunciations
+
         wanted = {w for w in words if w not in self._known}
         if not wanted:
             return
-        extra = self._extra_prons()
-        for line in self._load().splitlines():
-            word, _, pron = line.partition(" ")
-            if word in wanted and word not in self._known:
-                self._known[word] = encode(pron)
+        found, _missing = pronunciations(wanted, accents=False)
         for w in wanted:
-            if w in extra:
-                self._known[w] = encode(extra[w][0])
-            self._known.setdefault(w, None)
+            self._known[w] = encode(found[w][0]) if w in found else None
 
     def _load(self) -> str:
         if self._text is None:
             from banker.speech.pocketsphinx_asr import extra_pronunciations, model_dir
 
-            path = self._path or model_dir() / "cmudict-en-us.dict"
-            self._text = "\n" + path.read_text(encoding="utf-8")
-            if self._extra is None:
-                self._extra = extra_pronunciations()
+            self._text = "\n" + (model_dir() / "cmudict-en-us.dict").read_text(encoding="utf-8")
+            self._extra = extra_pronunciations()
         return self._text
-
-    def _extra_prons(self) -> dict[str, list[str]]:
-        self._load()
-        return self._extra or {}
 
     def _sound(self, word: str) -> str | None:
         """The word's sound code, or None when neither dictionary has it."""
         if word in self._known:
             return self._known[word]
         text = self._load()
-        prons = self._extra_prons().get(word)
+        prons = (self._extra or {}).get(word)
         if prons:
             return encode(prons[0])
         at = text.find(f"\n{word} ")

@@ -175,18 +175,18 @@ class MoonshineRecognizer:
     engine = "moonshine"
 
     def __init__(self, grammar: WordGrammar, threads: int = 1, max_distance: float = 0.35,
-                 model: Transcriber | None = None, sound: Sound | None = None) -> None:
+                 model: Transcriber | None = None, lexicon: Lexicon | None = None) -> None:
         self.grammar = grammar
         self.max_distance = max_distance
-        self.sound = sound or _LEXICON.sound  # words alike by sound ("bye" for "buy")
+        self.lexicon = lexicon or _LEXICON
+        self.sound: Sound = self.lexicon.sound  # words alike by sound ("bye" for "buy")
         self.model = model or Moonshine(threads)
         self.last_transcript = ""  # the free text behind the last result (for measurements)
 
     def prepare(self, focus: str) -> None:
         """Ready the snap onto ``focus``'s grammar (its words and how they sound)."""
         fsa = self.grammar.fsa(focus)
-        if self.sound == _LEXICON.sound:
-            _LEXICON.learn({w for _s, w, _d, _p in fsa.arcs if w})
+        self.lexicon.learn({w for _s, w, _d, _p in fsa.arcs if w})
         warm(fsa, self.sound)
 
     def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "") -> Heard:

@@ -45,12 +45,11 @@ class _Arcs:
     order: tuple[int, ...]
     words: tuple[tuple[int, int, int, str], ...]  # (src, dst, vocab index, word)
     pairs: tuple[tuple[int, int, int, str, str], ...]  # (src, dst, vocab index, w1, w2)
-    nulls: tuple[tuple[int, int], ...]
     vocab: tuple[tuple[str, ...], ...]  # one grammar word, or two run together
+    spelled: list[str]  # each vocabulary entry written as one string
+    # state -> (destination, word): null arcs ("") and word arcs, for a column's own moves
+    within: dict[int, list[tuple[int, str]]]
     sounds: dict[int, list[str | None]] = field(default_factory=dict)  # by id of a Sound
-
-    def spelled(self) -> list[str]:
-        return ["".join(v) for v in self.vocab]
 
     def sounded(self, sound: Sound) -> list[str | None]:
         got = self.sounds.get(id(sound))
@@ -79,8 +78,13 @@ def _prepare(fsa: Fsa) -> _Arcs:
             for m2 in _closure(m, nulls):
                 for w2, d in out.get(m2, ()):
                     pairs.append((s, d, vocab.setdefault((w1, w2), len(vocab)), w1, w2))
-    arcs = _Arcs(tuple(_topological(fsa)), words, tuple(pairs),
-                 tuple((s, d) for s, ds in nulls.items() for d in ds), tuple(vocab))
+    within: dict[int, list[tuple[int, str]]] = {}
+    for s, ds in nulls.items():
+        within.setdefault(s, []).extend((d, "") for d in ds)
+    for s, d, _k, w in words:
+        within.setdefault(s, []).append((d, w))
+    arcs = _Arcs(tuple(_topological(fsa)), words, tuple(pairs), tuple(vocab),
+                 ["".join(v) for v in vocab], within)
     if len(_PREPARED) > 64:
         _PREPARED.clear()
     _PREPARED[id(fsa)] = (fsa, arcs)
@@ -136,7 +140,7 @@ def _costs(queries: Sequence[Sequence[str]], arcs: _Arcs, sound: Sound | None,
            strict: bool = False) -> Any:
     """Substitution costs of each query (one written word or two) against the vocabulary:
     by spelling, or by sound when that is closer."""
-    cost = _distance(["".join(q) for q in queries], arcs.spelled(), strict)
+    cost = _distance(["".join(q) for q in queries], arcs.spelled, strict)
     if sound is not None and queries:
         cost = np.minimum(cost, _distance([_sounds(q, sound) for q in queries],
                                           arcs.sounded(sound), strict))
@@ -191,16 +195,11 @@ def snap(words: Sequence[str], fsa: Fsa, sound: Sound | None = None) -> Snap:
 
 def _within_column(i: int, arcs: _Arcs, cost: list[list[float]], relax: Any) -> None:
     """Null arcs are free, a grammar word nobody wrote costs 1 (in topological order)."""
-    by_src: dict[int, list[tuple[int, str]]] = {}
-    for s, d in arcs.nulls:
-        by_src.setdefault(s, []).append((d, ""))
-    for s, d, _k, w in arcs.words:
-        by_src.setdefault(s, []).append((d, w))
     row = cost[i]
     for s in arcs.order:
         if row[s] == float("inf"):
             continue
-        for d, w in by_src.get(s, ()):
+        for d, w in arcs.within.get(s, ()):
             relax(i, d, row[s] + (1.0 if w else 0.0), (i, s, (w,) if w else ()))
 
 
