@@ -38,7 +38,7 @@ from banker.nlu.matcher import Recognized
 from banker.speech.base import Pcm, read_wav
 from banker.speech.context_grammar import ContextSpeechGrammar
 from banker.speech.grammar import SpeechGrammar
-from banker.speech.two_ears import DOUBTED
+from banker.speech.two_ears import DOUBTED, SWAP_WORDS
 from banker.tools import clips
 
 REAL_CONDITIONS = ("clean", "kitchen:12", "kitchen:6")
@@ -192,14 +192,16 @@ class Policy:
 
     band: tuple[float, float] | None = (0.1, 0.9)
     agreed: float = 0.97
-    # when the ears disagree and Moonshine's snap moved its words at most this far: take
-    # its reading instead (still asked about: the doubt stays); None: never
+    # when the ears disagree and Moonshine's snap moved its words at most this far, and
+    # pocketsphinx's confidence is below ``swap_under``: take its reading instead, asked about
+    # (confidence DOUBTED); below the band, when its words needed no snap; None: never
     swap_below: float | None = None
     doubt: bool = False  # on disagreement, never act at once (confidence capped at DOUBTED)
     # when pocketsphinx heard nothing: ask Moonshine, and take its reading, asked about
     # (confidence DOUBTED), when its snap moved its words at most this far; None: never
     empty_below: float | None = None
     agree_within: float = 1.0  # agreement only when Moonshine's snap distance <= this
+    swap_under: float = 1.0
 
 
 
@@ -248,6 +250,7 @@ def outcome(r: Record, policy: Policy, judges: Judges) -> dict[str, Any]:
     conf, secs, cpu, asked, agree = r.ps_conf, r.ps_s, r.ps_cpu, False, False
     text = r.ps_text
     band = policy.band
+    swap = len(r.ms_text.split()) >= SWAP_WORDS and policy.swap_below is not None
     if band is not None and r.ps_text and band[0] <= r.ps_conf < band[1]:
         asked, secs, cpu = True, r.ps_s + r.ms_s, r.ps_cpu + r.ms_cpu
         agree = (bool(r.ms_text) and r.ms_distance <= policy.agree_within
@@ -255,10 +258,14 @@ def outcome(r: Record, policy: Policy, judges: Judges) -> dict[str, Any]:
         if agree:
             conf = max(conf, policy.agreed)
         else:
-            if r.ms_text and policy.swap_below is not None and r.ms_distance <= policy.swap_below:
-                text, conf = r.ms_text, min(conf, DOUBTED)
+            if (swap and r.ms_distance <= (policy.swap_below or 0.0)
+                    and r.ps_conf < policy.swap_under):
+                text, conf = r.ms_text, DOUBTED
             if policy.doubt:
                 conf = min(conf, DOUBTED)
+    elif band is not None and r.ps_text and r.ps_conf < band[0] and swap and r.ms_distance == 0:
+        asked, secs, cpu = True, r.ps_s + r.ms_s, r.ps_cpu + r.ms_cpu
+        text, conf = r.ms_text, DOUBTED  # below the band: Moonshine word for word, asked
     elif policy.empty_below is not None and not r.ps_text:
         asked, secs, cpu = True, r.ps_s + r.ms_s, r.ps_cpu + r.ms_cpu
         if r.ms_text and r.ms_distance <= policy.empty_below:
@@ -416,6 +423,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--agreed", type=float, default=0.97)
     ap.add_argument("--swap", type=float, default=None,
                     help="on disagreement take Moonshine's reading when its snap distance <= this")
+    ap.add_argument("--swap-under", type=float, default=1.0,
+                    help="with --swap: only when pocketsphinx's confidence is below this")
     ap.add_argument("--clean-only", action="store_true", help="clean clips only (latency)")
     ap.add_argument("--doubt", action="store_true", help="on disagreement ask, never act")
     ap.add_argument("--empty", type=float, default=None,
@@ -449,11 +458,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.real and args.n_real:
                 records += decode_real(args.real, args.n_real, log, real_c)
     policy = Policy(tuple(args.band), args.agreed, args.swap, args.doubt, args.empty,
-                    args.agree_within)
+                    args.agree_within, args.swap_under)
     print(f"policy: second ear when {args.band[0]} <= pocketsphinx confidence < "
           f"{args.band[1]}; agreement -> confidence {args.agreed}; disagreement -> "
           + ("the first ear's reading" if args.swap is None else
-             f"Moonshine's reading, asked, if its snap distance <= {args.swap}")
+             f"Moonshine's reading, asked, if its snap distance <= {args.swap} and "
+             f"pocketsphinx's confidence < {args.swap_under}")
           + ("; disagreement is never acted on at once" if args.doubt else ""))
     print(table(score(records, policy, Judges(context))))
     return 0

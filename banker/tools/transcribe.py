@@ -37,6 +37,9 @@ class Verdict:
     slots: Mapping[str, Any]
     confidence: float
     decision: str
+    # two readings that stay close ("Cat or Hat?"): what Mr. Monopoly asks between, the
+    # first of them in ``intent``/``slots``; empty when he asks no such question
+    choices: tuple[tuple[str, Mapping[str, Any]], ...] = ()
 
 
 class NewGameJudge:
@@ -59,10 +62,13 @@ class NewGameJudge:
         return self.session.understand(Said(text, confidence), self.player)
 
     def verdict(self, heard: Heard) -> Verdict:
-        h = self.hear(heard.text, heard.confidence)
+        """As ``play`` weighs it: the recogniser's other readings too (``Heard.alternatives``),
+        so a choice question is reported as one."""
+        h = self.session.understand(heard, self.player)
         slots = {} if h.decision == "reject" else plain(h.slots)
+        choices = tuple((c.intent, plain(c.slots)) for c in h.candidates) if h.choose else ()
         return Verdict(heard.text, h.intent if h.decision != "reject" else "none", slots,
-                       round(h.confidence, 3), h.decision)
+                       round(h.confidence, 3), h.decision, choices)
 
 
 def _split_options(items: Sequence[str]) -> tuple[dict[str, str], dict[str, str]]:
@@ -123,16 +129,25 @@ def print_verdict(path: Path, v: Verdict, as_json: bool, out: TextIO) -> None:
     """One line for one file; the intent as intents.md names it (a combined Secret Vault
     deal is a ``trade``, ``sell`` or ``buy_from``, as ``replay --report`` says, and a side
     with two streets is a list of them)."""
-    v = replace(v, intent=spec_intent(v.intent), slots=spec_slots(v.slots))
+    v = replace(v, intent=spec_intent(v.intent), slots=spec_slots(v.slots),
+                choices=tuple((spec_intent(i), spec_slots(s)) for i, s in v.choices))
     if as_json:
-        print(json.dumps({"file": str(path), "text": v.text, "intent": v.intent,
-                          "slots": v.slots, "confidence": v.confidence,
-                          "decision": v.decision}), file=out, flush=True)
+        line: dict[str, Any] = {"file": str(path), "text": v.text, "intent": v.intent,
+                                "slots": v.slots, "confidence": v.confidence,
+                                "decision": v.decision}
+        if v.choices:  # an extra key, only on a choice question
+            line["choices"] = [{"intent": i, "slots": s} for i, s in v.choices]
+        print(json.dumps(line), file=out, flush=True)
     else:
-        slots = " ".join(f"{k}={', '.join(val) if isinstance(val, list) else val}"
-                         for k, val in v.slots.items())
-        print(f"{path}: \"{v.text}\" -> {v.intent}{' ' + slots if slots else ''} "
-              f"(confidence {v.confidence:.2f}, {v.decision})", file=out, flush=True)
+        asks = " or ".join(_slot_text(s) for _i, s in v.choices)
+        print(f"{path}: \"{v.text}\" -> {v.intent}{' ' + _slot_text(v.slots) if v.slots else ''} "
+              f"(confidence {v.confidence:.2f}, {v.decision}{': ' + asks + '?' if asks else ''})",
+              file=out, flush=True)
+
+
+def _slot_text(slots: Mapping[str, Any]) -> str:
+    return " ".join(f"{k}={', '.join(val) if isinstance(val, list) else val}"
+                    for k, val in slots.items())
 
 
 # --- a Rhino context instead of an edition -------------------------------------------------

@@ -191,3 +191,29 @@ def test_the_ears_differing_by_a_name_make_a_choice_question() -> None:
     assert not _by_a_name(meaning("sell Baltic Avenue to the cat for three hundred"),
                           meaning("sell Baltic Avenue to the hat for four hundred"))
     assert not _by_a_name(meaning("mortgage Baltic Avenue"), meaning("unmortgage Baltic Avenue"))
+
+
+def test_a_command_moonshine_wrote_word_for_word_is_asked_instead_of_an_unsure_other() -> None:
+    """espeak-ng's "unmortgage Baltic Avenue": pocketsphinx hears "mortgage Baltic Avenue",
+    not sure enough to act (below ``SWAP_UNDER``); Moonshine writes "An mortgage-baltic
+    avenue", a snap of at most ``SWAP_WITHIN`` from "unmortgage Baltic Avenue". Mr. Monopoly
+    asks about Moonshine's reading, never acting on it at once. Without the swap the first
+    ear's reading stays."""
+    from banker.config import load_config
+    from banker.editions import load_edition
+    from banker.speech.engine import make_engine
+    from banker.speech.two_ears import DOUBTED, SWAP_UNDER, SWAP_WITHIN
+    from banker.tools.clips import ESPEAK
+
+    sv = load_edition("secret-vault")
+    grammar = SpeechGrammar(sv)
+    ears = make_engine(load_config(), sv, grammar=grammar)
+    assert isinstance(ears, SecondEar) and ears.swap_below == SWAP_WITHIN
+    pcm = clips.pad(clips.speech("unmortgage Baltic Avenue", ESPEAK))
+    first = ears.first.recognize(pcm, "any")
+    assert first.text == "mortgage baltic avenue" and first.confidence < SWAP_UNDER, first
+    heard = ears.recognize(pcm, "any")
+    assert heard.text == "unmortgage baltic avenue" and heard.confidence == DOUBTED, heard
+    assert heard.details["second_ear_swapped"] == 1.0
+    plain = SecondEar(ears.first, ears.second, matcher_meaning(grammar))
+    assert plain.recognize(pcm, "any").text == "mortgage baltic avenue"

@@ -2,8 +2,10 @@
 espeak-ng voice (issue 11 item 14): heard as the command the same words typed give, and not
 ignored, by the recogniser ``banker play`` builds with ``asr.second_ear: moonshine``
 (pocketsphinx and the Moonshine second ear, its words snapped onto the grammar by spelling
-or sound). ``MISHEARD`` lists the ones that still fail, measured (piper 1 of 69, espeak-ng
-en-us+m3 14 of 69; 16 with the snap by spelling alone, 29 with pocketsphinx alone): they
+or sound), or asked between it and another reading ("Cat or Hat?"). ``MISHEARD`` lists the
+ones that still fail, measured (piper 1 of 69, espeak-ng en-us+m3 12 of 69; 14 before
+Moonshine's word-for-word readings were asked about and choice questions counted, 16 with
+the snap by spelling alone, 29 with pocketsphinx alone): they
 run and are reported as xfail/xpass, so the gap stays visible instead of skipped (not
 strict: piper's clips vary a little when the clip cache is rendered afresh)."""
 
@@ -27,8 +29,6 @@ MISHEARD: frozenset[tuple[str, str, str]] = frozenset({  # (edition, voice, phra
     ('secret-vault', 'espeak-ng', 'pay to guess'),
     ('secret-vault', 'espeak-ng', 'I opened the vault'),
     ('secret-vault', 'espeak-ng', 'unlock Ventnor Avenue'),
-    ('secret-vault', 'espeak-ng', 'unmortgage Baltic Avenue'),
-    ('secret-vault', 'espeak-ng', 'buy Park Place from the hat for five hundred'),
     ('secret-vault', 'espeak-ng', "what's in the vault"),
     ('jackpot', 'piper', 'steal the house on Baltic Avenue'),
     ('jackpot', 'espeak-ng', 'chance'),
@@ -82,5 +82,7 @@ def test_readme_phrasing_understood_when_spoken(ears: dict[str, Any], edition: s
     assert typed.decision == "accept", f"the README's {text!r} is not a command when typed"
     heard = recognizer.recognize(clips.pad(clips.speech(text, VOICES[voice])))
     v = judge.verdict(heard)
-    assert (v.intent, v.slots) == (typed.intent, dict(typed.slots)), heard.text
+    meant = (typed.intent, dict(typed.slots))
+    # understood: heard as the command, or asked between it and another ("Cat or Hat?")
+    assert (v.intent, v.slots) == meant or meant in v.choices, (heard.text, v)
     assert v.decision != "reject", (heard.text, v.confidence)
