@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from banker.tools import clips
 
 
@@ -60,3 +62,24 @@ def test_a_combined_deal_is_named_as_the_contract_names_it(tmp_path: Path) -> No
     row = json.loads(proc.stdout.splitlines()[0])
     assert row["intent"] == "trade", row
     assert row["slots"]["get"] == "Park Place"
+
+
+@pytest.mark.skipif(not clips.have_espeak(), reason="espeak-ng and sox needed")
+def test_a_choice_question_is_reported_with_both_readings(tmp_path: Path) -> None:
+    """espeak-ng's "buy Park Place from the hat for five hundred": pocketsphinx hears "the
+    cat", unsure, and the second ear writes "the hat"; ``play`` would ask "Cat or Hat?", so
+    the JSON line has ``choices`` (the extra key) with both readings, the first in
+    ``intent``/``slots``."""
+    wav = tmp_path / "hat.wav"
+    clips.write_wav(wav, clips.pad(clips.speech("buy Park Place from the hat for five hundred",
+                                                clips.ESPEAK)))
+    proc = _run("--edition", "secret-vault", "--json", str(wav))
+    assert proc.returncode == 0, proc.stderr
+    row = json.loads(proc.stdout.splitlines()[0])
+    assert row["decision"] == "confirm", row
+    assert {c["slots"]["player"] for c in row["choices"]} == {"cat", "hat"}, row
+    assert {c["intent"] for c in row["choices"]} == {row["intent"]} == {"buy_from"}
+    assert (row["intent"], row["slots"]) == (row["choices"][0]["intent"],
+                                             row["choices"][0]["slots"])
+    text = _run("--edition", "secret-vault", str(wav))
+    assert "cat" in text.stdout and " or " in text.stdout, text.stdout
