@@ -202,6 +202,9 @@ class Policy:
     empty_below: float | None = None
     agree_within: float = 1.0  # agreement only when Moonshine's snap distance <= this
     swap_under: float = 1.0
+    # (under, within): a pocketsphinx reading below ``under`` gives way to Moonshine's
+    # different one when its snap is at most ``within`` (asked about); None: never
+    rescue: tuple[float, float] | None = None
 
 
 
@@ -251,6 +254,8 @@ def outcome(r: Record, policy: Policy, judges: Judges) -> dict[str, Any]:
     text = r.ps_text
     band = policy.band
     swap = len(r.ms_text.split()) >= SWAP_WORDS and policy.swap_below is not None
+    rescue = swap and policy.rescue is not None and r.ps_conf < policy.rescue[0] \
+        and r.ms_distance <= policy.rescue[1]
     if band is not None and r.ps_text and band[0] <= r.ps_conf < band[1]:
         asked, secs, cpu = True, r.ps_s + r.ms_s, r.ps_cpu + r.ms_cpu
         agree = (bool(r.ms_text) and r.ms_distance <= policy.agree_within
@@ -258,14 +263,16 @@ def outcome(r: Record, policy: Policy, judges: Judges) -> dict[str, Any]:
         if agree:
             conf = max(conf, policy.agreed)
         else:
-            if (swap and r.ms_distance <= (policy.swap_below or 0.0)
-                    and r.ps_conf < policy.swap_under):
+            if rescue or (swap and r.ms_distance <= (policy.swap_below or 0.0)
+                          and r.ps_conf < policy.swap_under):
                 text, conf = r.ms_text, DOUBTED
             if policy.doubt:
                 conf = min(conf, DOUBTED)
-    elif band is not None and r.ps_text and r.ps_conf < band[0] and swap and r.ms_distance == 0:
+    elif band is not None and r.ps_text and r.ps_conf < band[0] and (
+            rescue or (swap and r.ms_distance == 0)) and (
+            judges.meaning(r, r.ms_text) != judges.meaning(r, r.ps_text)):
         asked, secs, cpu = True, r.ps_s + r.ms_s, r.ps_cpu + r.ms_cpu
-        text, conf = r.ms_text, DOUBTED  # below the band: Moonshine word for word, asked
+        text, conf = r.ms_text, DOUBTED  # below the band: Moonshine's reading, asked
     elif policy.empty_below is not None and not r.ps_text:
         asked, secs, cpu = True, r.ps_s + r.ms_s, r.ps_cpu + r.ms_cpu
         if r.ms_text and r.ms_distance <= policy.empty_below:
@@ -425,6 +432,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="on disagreement take Moonshine's reading when its snap distance <= this")
     ap.add_argument("--swap-under", type=float, default=1.0,
                     help="with --swap: only when pocketsphinx's confidence is below this")
+    ap.add_argument("--rescue", type=float, nargs=2, default=None, metavar=("UNDER", "WITHIN"),
+                    help="with --swap: a pocketsphinx reading below UNDER gives way to "
+                         "Moonshine's when its snap distance <= WITHIN")
     ap.add_argument("--clean-only", action="store_true", help="clean clips only (latency)")
     ap.add_argument("--doubt", action="store_true", help="on disagreement ask, never act")
     ap.add_argument("--empty", type=float, default=None,
@@ -458,7 +468,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.real and args.n_real:
                 records += decode_real(args.real, args.n_real, log, real_c)
     policy = Policy(tuple(args.band), args.agreed, args.swap, args.doubt, args.empty,
-                    args.agree_within, args.swap_under)
+                    args.agree_within, args.swap_under,
+                    tuple(args.rescue) if args.rescue else None)
     print(f"policy: second ear when {args.band[0]} <= pocketsphinx confidence < "
           f"{args.band[1]}; agreement -> confidence {args.agreed}; disagreement -> "
           + ("the first ear's reading" if args.swap is None else

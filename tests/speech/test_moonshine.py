@@ -217,3 +217,25 @@ def test_a_command_moonshine_wrote_word_for_word_is_asked_instead_of_an_unsure_o
     assert heard.details["second_ear_swapped"] == 1.0
     plain = SecondEar(ears.first, ears.second, matcher_meaning(grammar))
     assert plain.recognize(pcm, "any").text == "mortgage baltic avenue"
+
+
+def test_a_reading_too_unsure_to_ask_about_gives_way_to_a_near_second_one(
+        recognizer: Any, vb_grammar: SpeechGrammar, moonshine: MoonshineRecognizer) -> None:
+    """espeak-ng's "pay two hundred to the dog": pocketsphinx hears "i pay two hundred to
+    the car" below the confirm floor ("Sorry?"); Moonshine writes "Pay two hundred to the
+    nog.", within ``RESCUE_WITHIN`` of the command. With ``rescue``, Moonshine's reading is
+    asked about, the first ear's kept as the other reading of a choice (they differ by a
+    name); without it, the first ear's reading stays as it was."""
+    from banker.speech.two_ears import DOUBTED, RESCUE_UNDER, RESCUE_WITHIN, SWAP_WITHIN
+
+    pcm = clips.pad(clips.speech("pay two hundred to the dog", clips.ESPEAK))
+    first = recognizer.recognize(pcm, "any")
+    assert "car" in first.text and first.confidence < RESCUE_UNDER, first
+    meaning = matcher_meaning(vb_grammar)
+    ear = SecondEar(recognizer, moonshine, meaning, swap_below=SWAP_WITHIN,
+                    rescue=(RESCUE_UNDER, RESCUE_WITHIN))
+    heard = ear.recognize(pcm, "any")
+    assert heard.text == "pay two hundred to the dog" and heard.confidence == DOUBTED, heard
+    assert [t for t, _c in heard.alternatives][:1] == [first.text]
+    plain = SecondEar(recognizer, moonshine, meaning, swap_below=SWAP_WITHIN)
+    assert plain.recognize(pcm, "any").text == first.text

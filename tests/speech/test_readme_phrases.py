@@ -3,8 +3,8 @@ espeak-ng voice (issue 11 item 14): heard as the command the same words typed gi
 ignored, by the recogniser ``banker play`` builds with ``asr.second_ear: moonshine``
 (pocketsphinx and the Moonshine second ear, its words snapped onto the grammar by spelling
 or sound), or asked between it and another reading ("Cat or Hat?"). ``MISHEARD`` lists the
-ones that still fail, measured (piper 1 of 69, espeak-ng en-us+m3 12 of 69; 14 before
-Moonshine's word-for-word readings were asked about and choice questions counted, 16 with
+ones that still fail, measured (piper 1 of 69, espeak-ng en-us+m3 11 of 69; 14 before
+Moonshine's near readings were asked about instead of unsure ones and choice questions counted, 16 with
 the snap by spelling alone, 29 with pocketsphinx alone): they
 run and are reported as xfail/xpass, so the gap stays visible instead of skipped (not
 strict: piper's clips vary a little when the clip cache is rendered afresh)."""
@@ -25,7 +25,6 @@ pytestmark = pytest.mark.skipif(not clips.have_espeak(), reason="espeak-ng and s
 EDITIONS = ("voice-banking", "secret-vault", "jackpot")
 VOICES = {"piper": PIPER, "espeak-ng": ESPEAK}
 MISHEARD: frozenset[tuple[str, str, str]] = frozenset({  # (edition, voice, phrase), measured
-    ('voice-banking', 'espeak-ng', 'pay two hundred to the dog'),
     ('secret-vault', 'espeak-ng', 'pay to guess'),
     ('secret-vault', 'espeak-ng', 'I opened the vault'),
     ('secret-vault', 'espeak-ng', 'unlock Ventnor Avenue'),
