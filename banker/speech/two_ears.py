@@ -183,7 +183,11 @@ class SecondEar:
                    "second_ear_confidence": other.confidence}
         seconds = heard.seconds + other.seconds
         near = other.details.get("snap_distance", 1.0)
-        if not other.text or self.empty_below is None or near > self.empty_below:
+        # nothing heard is below every floor: a reading of two words or more may be as far
+        # as a rescue's ("Remove the count" for "remove the cat")
+        within = max(self.empty_below or 0.0, self.rescue[1] if self.rescue is not None and len(
+            other.text.split()) >= SWAP_WORDS else 0.0)
+        if not other.text or self.empty_below is None or near > within:
             return Heard("", 0.0, (), heard.engine, focus, seconds, details)
         details["second_ear_alone"] = 1.0
         return Heard(other.text, DOUBTED, other.words, self.engine, focus, seconds, details)

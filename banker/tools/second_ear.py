@@ -275,7 +275,9 @@ def outcome(r: Record, policy: Policy, judges: Judges) -> dict[str, Any]:
         text, conf = r.ms_text, DOUBTED  # below the band: Moonshine's reading, asked
     elif policy.empty_below is not None and not r.ps_text:
         asked, secs, cpu = True, r.ps_s + r.ms_s, r.ps_cpu + r.ms_cpu
-        if r.ms_text and r.ms_distance <= policy.empty_below:
+        within = max(policy.empty_below, policy.rescue[1] if policy.rescue is not None and len(
+            r.ms_text.split()) >= SWAP_WORDS else 0.0)
+        if r.ms_text and r.ms_distance <= within:
             text, conf = r.ms_text, DOUBTED
     decision, right, money = judges.hear(r, text, conf)
     return {"decision": decision, "right": right, "money": money, "secs": secs, "cpu": cpu,
