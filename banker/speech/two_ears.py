@@ -38,12 +38,11 @@ AGREE_WITHIN = 0.2
 # when the ears disagree and Moonshine wrote down a command almost word for word (its snap
 # moved it at most SWAP_WITHIN; below the band: not at all), its reading is the one asked
 # about (``DOUBTED``), unless the first ear is sure enough to act on money (SWAP_UNDER).
-# 870 saved records (session 7), exact: dev clean 125 -> 129 of 150, babble 10 dB 32 -> 41,
-# pink 138 -> 139, real kitchen 12 dB 83 -> 84 and 6 dB 76 -> 77 of 90 (with SWAP_WORDS:
-# dev clean 128); nothing acted on at
-# once lost, no wrong money command or chatter added. Only a reading of SWAP_WORDS words
-# or more: one word is too little to go on (piper's "buy", which pocketsphinx heard right
-# at 0.79, Moonshine wrote "Right?"; on the records only espeak-ng's "help" was lost)
+# Only a reading of SWAP_WORDS words or more: one word is too little to go on (piper's
+# "buy", which pocketsphinx heard right at 0.79, Moonshine wrote "Right?"). 870 saved
+# records (session 7), exact: dev clean 125 -> 128 of 150, babble 10 dB 32 -> 41, pink
+# 138 -> 139, real kitchen 12 dB 83 -> 84 and 6 dB 76 -> 77 of 90; nothing acted on at once
+# lost, no wrong money command or chatter added (docs/decisions.md, "When the ears disagree")
 SWAP_WITHIN, SWAP_UNDER, SWAP_WORDS = 0.03, 0.85, 2
 # when the first ear's reading is too unsure to be asked about (below the hearing policy's
 # confirm floor, 0.30) and Moonshine's different reading needed a snap of at most
