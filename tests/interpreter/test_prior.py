@@ -148,11 +148,34 @@ def _reading(street: str, conf: float, legal: bool = True) -> prior.Reading:
 
 
 def test_combine_counts_the_earlier_try_for_less() -> None:
-    now = (_reading("Boardwalk", 0.4),)
+    now = (_reading("Boardwalk", 0.8),)
     before = (_reading("Boardwalk", 0.4), _reading("Park Place", 0.3))
     out = {r.match.slots["property"]: r.confidence for r in prior.combine(before, now)}
-    assert out["Boardwalk"] == pytest.approx(1 - 0.6 * 0.8)
+    assert out["Boardwalk"] == pytest.approx(1 - 0.2 * 0.8)
     assert out["Park Place"] == pytest.approx(0.15)
+
+
+def test_the_same_command_on_both_tries_is_at_least_asked_about() -> None:
+    """Two weak tries of one command (each worth remembering) are at least ``REPEATED``
+    sure: asked about, never a money command acted on at once; a try too weak to remember
+    is no evidence."""
+    from banker.interpreter.hearing import ACCEPT_MONEY, CONFIRM_FLOOR
+
+    out = prior.combine((_reading("Boardwalk", 0.2),), (_reading("Boardwalk", 0.2),))
+    assert out[0].confidence == prior.REPEATED
+    assert CONFIRM_FLOOR < prior.REPEATED < ACCEPT_MONEY
+    weak = prior.combine((_reading("Boardwalk", 0.1),), (_reading("Boardwalk", 0.2),))
+    assert weak[0].confidence < CONFIRM_FLOOR
+
+
+def test_a_query_heard_the_same_twice_is_answered() -> None:
+    """"who owns Boardwalk" heard right twice, each time too unsure alone (in babble): the
+    second try is answered instead of a third "Sorry?"."""
+    s, said = _table(owned=None)
+    s.hear("racecar", "who owns Boardwalk", 0.25)
+    assert said[-1].startswith("Sorry"), said
+    s.hear("racecar", "who owns Boardwalk", 0.25)
+    assert not said[-1].startswith("Sorry") and "Boardwalk" in said[-1], said
 
 
 def test_close_pair_orders_by_the_prior_only_when_close() -> None:
