@@ -122,8 +122,15 @@ class SecondEar:
             return heard
         other = self.second.recognize(pcm, focus)
         near = other.details.get("snap_distance", 1.0)
+        meant: dict[str, Hashable] = {}  # each reading matched once (a few ms a sentence)
+
+        def meaning(t: str) -> Hashable:
+            if t not in meant:
+                meant[t] = self.meaning(t)
+            return meant[t]
+
         agree = (bool(other.text) and near <= AGREE_WITHIN
-                 and self.meaning(other.text) == self.meaning(heard.text))
+                 and meaning(other.text) == meaning(heard.text))
         details = {**heard.details, "second_ear_agrees": float(agree),
                    "second_ear_confidence": other.confidence,
                    "second_ear_seconds": other.seconds}
@@ -138,28 +145,19 @@ class SecondEar:
         elif self.veto and self._chatter(heard, other, pcm):
             conf *= VETO_FACTOR
             details["second_ear_vetoed"] = 1.0
-        elif self._instead(other, near, conf, deep):
-            if _by_a_name(self.meaning(other.text), self.meaning(heard.text)):
+        elif takes_second(conf, near, len(other.text.split()), deep, self.swap_below,
+                          self.swap_under, self.rescue, self.word_for_word):
+            if _by_a_name(meaning(other.text), meaning(heard.text)):
                 alternatives = ((heard.text, DOUBTED), *alternatives)  # "cat or hat?"
             text, words, conf = other.text, other.words, DOUBTED
             details["second_ear_swapped"] = 1.0
         elif (other.text and near <= AGREE_WITHIN
-              and _by_a_name(self.meaning(heard.text), self.meaning(other.text))):
+              and _by_a_name(meaning(heard.text), meaning(other.text))):
             # the same command but for a name: one more reading for the interpreter, which
             # asks between the two ("the cat or the hat?")
             alternatives = ((other.text, conf), *alternatives)
         return Heard(text, conf, words, self.engine, focus, heard.seconds + other.seconds,
                      details, alternatives)
-
-    def _instead(self, other: Heard, near: float, conf: float, deep: bool) -> bool:
-        """Whether Moonshine's reading, a different command, is the one to ask about."""
-        if self.swap_below is None or len(other.text.split()) < SWAP_WORDS:
-            return False
-        if self.rescue is not None and conf < self.rescue[0] and near <= self.rescue[1]:
-            return True  # the first ear would not even ask about its own
-        if deep:
-            return self.word_for_word and near == 0.0
-        return near <= self.swap_below and conf < self.swap_under
 
     @staticmethod
     def _chatter(heard: Heard, other: Heard, pcm: Pcm) -> bool:
@@ -182,14 +180,33 @@ class SecondEar:
                    "second_ear_confidence": other.confidence}
         seconds = heard.seconds + other.seconds
         near = other.details.get("snap_distance", 1.0)
-        # nothing heard is below every floor: a reading of two words or more may be as far
-        # as a rescue's ("Remove the count" for "remove the cat")
-        within = max(self.empty_below or 0.0, self.rescue[1] if self.rescue is not None and len(
-            other.text.split()) >= SWAP_WORDS else 0.0)
-        if not other.text or self.empty_below is None or near > within:
+        if (not other.text or self.empty_below is None
+                or near > nothing_within(self.empty_below, self.rescue, len(other.text.split()))):
             return Heard("", 0.0, (), heard.engine, focus, seconds, details)
         details["second_ear_alone"] = 1.0
         return Heard(other.text, DOUBTED, other.words, self.engine, focus, seconds, details)
+
+
+def takes_second(conf: float, near: float, words: int, below_band: bool,
+                 swap_below: float | None, swap_under: float = 1.0,
+                 rescue: tuple[float, float] | None = None, word_for_word: bool = True) -> bool:
+    """Whether a different command the second ear read (``words`` long, its snap ``near``)
+    is asked about instead of the first ear's reading at ``conf`` (the rule ``SecondEar``
+    follows; ``tools.second_ear`` scores saved records with it)."""
+    if swap_below is None or words < SWAP_WORDS:
+        return False
+    if rescue is not None and conf < rescue[0] and near <= rescue[1]:
+        return True  # the first ear would not even ask about its own
+    if below_band:
+        return word_for_word and near == 0.0
+    return near <= swap_below and conf < swap_under
+
+
+def nothing_within(empty_below: float, rescue: tuple[float, float] | None, words: int) -> float:
+    """How far the second ear's snap may have moved its reading to be asked about when the
+    first ear heard nothing: nothing heard is below every floor, so a reading of two words or
+    more may be as far as a rescue's ("Remove the count" for "remove the cat")."""
+    return max(empty_below, rescue[1] if rescue is not None and words >= SWAP_WORDS else 0.0)
 
 
 def _by_a_name(a: Hashable, b: Hashable) -> bool:

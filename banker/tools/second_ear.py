@@ -38,7 +38,7 @@ from banker.nlu.matcher import Recognized
 from banker.speech.base import Pcm, read_wav
 from banker.speech.context_grammar import ContextSpeechGrammar
 from banker.speech.grammar import SpeechGrammar
-from banker.speech.two_ears import DOUBTED, SWAP_WORDS
+from banker.speech.two_ears import DOUBTED, nothing_within, takes_second
 from banker.tools import clips
 
 REAL_CONDITIONS = ("clean", "kitchen:12", "kitchen:6")
@@ -253,9 +253,12 @@ def outcome(r: Record, policy: Policy, judges: Judges) -> dict[str, Any]:
     conf, secs, cpu, asked, agree = r.ps_conf, r.ps_s, r.ps_cpu, False, False
     text = r.ps_text
     band = policy.band
-    swap = len(r.ms_text.split()) >= SWAP_WORDS and policy.swap_below is not None
-    rescue = swap and policy.rescue is not None and r.ps_conf < policy.rescue[0] \
-        and r.ms_distance <= policy.rescue[1]
+    words = len(r.ms_text.split())
+
+    def swaps(below_band: bool) -> bool:  # the live rule (speech.two_ears.takes_second)
+        return takes_second(r.ps_conf, r.ms_distance, words, below_band, policy.swap_below,
+                            policy.swap_under, policy.rescue)
+
     if band is not None and r.ps_text and band[0] <= r.ps_conf < band[1]:
         asked, secs, cpu = True, r.ps_s + r.ms_s, r.ps_cpu + r.ms_cpu
         agree = (bool(r.ms_text) and r.ms_distance <= policy.agree_within
@@ -263,21 +266,18 @@ def outcome(r: Record, policy: Policy, judges: Judges) -> dict[str, Any]:
         if agree:
             conf = max(conf, policy.agreed)
         else:
-            if rescue or (swap and r.ms_distance <= (policy.swap_below or 0.0)
-                          and r.ps_conf < policy.swap_under):
+            if swaps(False):
                 text, conf = r.ms_text, DOUBTED
             if policy.doubt:
                 conf = min(conf, DOUBTED)
-    elif band is not None and r.ps_text and r.ps_conf < band[0] and (
-            rescue or (swap and r.ms_distance == 0)) and (
+    elif band is not None and r.ps_text and r.ps_conf < band[0] and swaps(True) and (
             judges.meaning(r, r.ms_text) != judges.meaning(r, r.ps_text)):
         asked, secs, cpu = True, r.ps_s + r.ms_s, r.ps_cpu + r.ms_cpu
         text, conf = r.ms_text, DOUBTED  # below the band: Moonshine's reading, asked
     elif policy.empty_below is not None and not r.ps_text:
         asked, secs, cpu = True, r.ps_s + r.ms_s, r.ps_cpu + r.ms_cpu
-        within = max(policy.empty_below, policy.rescue[1] if policy.rescue is not None and len(
-            r.ms_text.split()) >= SWAP_WORDS else 0.0)
-        if r.ms_text and r.ms_distance <= within:
+        if r.ms_text and r.ms_distance <= nothing_within(policy.empty_below, policy.rescue,
+                                                         words):
             text, conf = r.ms_text, DOUBTED
     decision, right, money = judges.hear(r, text, conf)
     return {"decision": decision, "right": right, "money": money, "secs": secs, "cpu": cpu,
