@@ -205,7 +205,9 @@ class Policy:
     # (under, within): a pocketsphinx reading below ``under`` gives way to Moonshine's
     # different one when its snap is at most ``within`` (asked about); None: never
     rescue: tuple[float, float] | None = None
-
+    # both ears mean the same command, Moonshine's snap beyond ``agree_within``: the
+    # confidence is at least this (asked about); None: such an agreement counts for nothing
+    loose: float | None = None
 
 
 class Judges:
@@ -265,6 +267,9 @@ def outcome(r: Record, policy: Policy, judges: Judges) -> dict[str, Any]:
                  and judges.meaning(r, r.ms_text) == judges.meaning(r, r.ps_text))
         if agree:
             conf = max(conf, policy.agreed)
+        elif policy.loose is not None and r.ms_text and (
+                judges.meaning(r, r.ms_text) == judges.meaning(r, r.ps_text)):
+            conf = max(conf, policy.loose)
         else:
             if swaps(False):
                 text, conf = r.ms_text, DOUBTED
@@ -444,6 +449,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                          "(asked about) when its snap distance <= this")
     ap.add_argument("--agree-within", type=float, default=1.0,
                     help="agreement only when Moonshine's snap distance <= this")
+    ap.add_argument("--loose", type=float, default=None,
+                    help="the same command from both ears beyond --agree-within: confidence "
+                         "at least this")
     ap.add_argument("--resources", action="store_true")
     ap.add_argument("--second", action="store_true", help="with --resources: load Moonshine too")
     args = ap.parse_args(argv)
@@ -471,7 +479,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 records += decode_real(args.real, args.n_real, log, real_c)
     policy = Policy(tuple(args.band), args.agreed, args.swap, args.doubt, args.empty,
                     args.agree_within, args.swap_under,
-                    tuple(args.rescue) if args.rescue else None)
+                    tuple(args.rescue) if args.rescue else None, args.loose)
     print(f"policy: second ear when {args.band[0]} <= pocketsphinx confidence < "
           f"{args.band[1]}; agreement -> confidence {args.agreed}; disagreement -> "
           + ("the first ear's reading" if args.swap is None else

@@ -239,3 +239,31 @@ def test_a_reading_too_unsure_to_ask_about_gives_way_to_a_near_second_one(
     assert [t for t, _c in heard.alternatives][:1] == [first.text]
     plain = SecondEar(recognizer, moonshine, meaning, swap_below=SWAP_WITHIN)
     assert plain.recognize(pcm, "any").text == first.text
+
+
+def test_a_loose_agreement_is_asked_about_instead_of_sorry() -> None:
+    """espeak-ng's "what's in the jackpot": pocketsphinx hears the words right but unsure
+    (below ``ACCEPT_SAFE``: a query that unsure gets "Sorry?"); Moonshine writes "Wertz in the jackpot", the same command after
+    a snap beyond ``AGREE_WITHIN``. With ``loose`` the two ears' agreement makes the reading
+    at least ``LOOSE_AGREED`` (a query is answered, money asked about, never acted on at
+    once); without it the first ear's doubt stays."""
+    from banker.config import load_config
+    from banker.editions import load_edition
+    from banker.interpreter.hearing import ACCEPT_MONEY, ACCEPT_SAFE
+    from banker.speech.engine import make_engine
+    from banker.speech.two_ears import AGREE_WITHIN, LOOSE_AGREED
+
+    jp = load_edition("jackpot")
+    grammar = SpeechGrammar(jp)
+    ears = make_engine(load_config(), jp, grammar=grammar)
+    assert isinstance(ears, SecondEar) and ears.loose == LOOSE_AGREED < ACCEPT_MONEY
+    pcm = clips.pad(clips.speech("what's in the jackpot", clips.ESPEAK))
+    first = ears.first.recognize(pcm, "any")
+    assert first.text == "what is in the jackpot" and first.confidence < ACCEPT_SAFE, first
+    second = ears.second.recognize(pcm, "any")
+    assert second.details["snap_distance"] > AGREE_WITHIN and second.text, second
+    heard = ears.recognize(pcm, "any")
+    assert heard.text == first.text and heard.confidence == LOOSE_AGREED, heard
+    assert heard.details["second_ear_loosely_agrees"] == 1.0
+    plain = SecondEar(ears.first, ears.second, matcher_meaning(grammar), veto=True)
+    assert plain.recognize(pcm, "any").confidence < ACCEPT_SAFE <= LOOSE_AGREED
