@@ -12,6 +12,7 @@ from banker.speech.moonshine_asr import (
     EOS,
     MoonshineRecognizer,
     model_dir,
+    once,
     read_tokenizer,
     snap,
     spoken_words,
@@ -39,6 +40,26 @@ def test_snap_finds_the_nearest_command_and_keeps_chatter_far(vb_grammar: Speech
     assert 0 < near.distance < 0.1
     far = snap(spoken_words("my sister is moving to leeds next month"), fsa)
     assert far.distance > 0.35  # MoonshineRecognizer's default: no command at all
+
+
+def test_a_decoding_loop_is_said_once_and_amounts_stay_whole(
+        vb_grammar: SpeechGrammar, moonshine: MoonshineRecognizer) -> None:
+    """Moonshine's greedy loop in noise (saved babble and pink records) comes back as one
+    copy, so it snaps onto the command; a stammer keeps what follows it; "eighty eight" and
+    "sixty six" are amounts, not a loop cut short."""
+    fsa, sound = vb_grammar.fsa("any"), moonshine.sound
+    moonshine.prepare("any")
+    looped = spoken_words("Can solve that. Can solve that. Can solve")
+    assert once(looped) == ["can", "solve", "that"]
+    assert snap(looped, fsa, sound).distance > 0.35  # as it came, no command at all
+    near = snap(once(looped), fsa, sound)
+    assert matcher_meaning(vb_grammar)(near.text)[0] == "cancel" and near.distance <= 0.2
+    assert once(spoken_words("canzo canzo canzo canzo can")) == ["canzo"]
+    assert once(spoken_words("forget it forget it forget it forget")) == ["forget", "it"]
+    assert once(spoken_words("I would like to, I would like to buy Boardwalk")) == \
+        spoken_words("I would like to buy Boardwalk")
+    for whole in ("pay eighty eight", "eighty eight", "sixty six hundred", "pay two hundred"):
+        assert once(spoken_words(whole)) == spoken_words(whole)
 
 
 def test_tokenizer_of_the_wheel() -> None:
