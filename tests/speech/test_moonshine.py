@@ -265,9 +265,9 @@ def test_a_reading_too_unsure_to_ask_about_gives_way_to_a_near_second_one(
 def test_a_loose_agreement_is_asked_about_instead_of_sorry() -> None:
     """espeak-ng's "what's in the jackpot": pocketsphinx hears the words right but unsure
     (below ``ACCEPT_SAFE``: a query that unsure gets "Sorry?"); Moonshine writes "Wertz in
-    the jackpot", the same command after a snap beyond ``AGREE_WITHIN``. With ``loose`` the two ears' agreement makes the reading
-    at least ``LOOSE_AGREED`` (a query is answered, money asked about, never acted on at
-    once); without it the first ear's doubt stays."""
+    the jackpot", the same command after a snap beyond ``AGREE_WITHIN``. With ``loose`` the
+    two ears' agreement makes the reading at least ``LOOSE_AGREED`` (a query is answered,
+    money asked about, never acted on at once); without it the first ear's doubt stays."""
     from banker.config import load_config
     from banker.editions import load_edition
     from banker.interpreter.hearing import ACCEPT_MONEY, ACCEPT_SAFE
