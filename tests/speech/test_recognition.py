@@ -117,3 +117,24 @@ def test_silence_and_too_short_audio_are_nothing(recognizer: Any) -> None:
     assert recognizer.recognize(np.zeros(800, np.int16)).text == ""
     quiet = recognizer.recognize(np.zeros(16000, np.int16))
     assert quiet.confidence < 0.5
+
+
+def test_a_pause_inside_a_command_keeps_both_halves(recognizer: Any, new_game: Any) -> None:
+    """Real people pause inside a sentence ("make me a double shot drip coffee … with a bit of
+    sweetener" in the real recordings); the stretch decoded (``speech_span``) runs across
+    such a pause, so the words after it are heard. With the old 0.35 s bound this clip was
+    heard as "add the dog" (its second half alone)."""
+    from banker.speech.base import speech_span
+
+    first, second = clips.speech("pay two hundred"), clips.speech("to the dog")
+    pause = np.zeros(int(0.4 * clips.RATE), np.int16)
+    pcm = clips.pad(np.concatenate([first, pause, second]))
+    lo, hi = speech_span(pcm)
+    assert hi - lo >= len(first) + len(pause) + len(second)
+    v, heard = _verdict_of(recognizer, new_game, pcm)
+    assert (v.intent, v.slots) == ("pay", {"amount": 200, "player": "dog"}), heard
+
+
+def _verdict_of(recognizer: Any, new_game: Any, pcm: Any) -> Any:
+    heard = recognizer.recognize(pcm, "any")
+    return new_game.verdict(heard), heard
