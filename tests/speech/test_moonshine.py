@@ -288,3 +288,17 @@ def test_a_loose_agreement_is_asked_about_instead_of_sorry() -> None:
     assert heard.details["second_ear_loosely_agrees"] == 1.0
     plain = SecondEar(ears.first, ears.second, matcher_meaning(grammar), veto=True)
     assert plain.recognize(pcm, "any").confidence < ACCEPT_SAFE <= LOOSE_AGREED
+
+
+def test_a_word_for_word_second_reading_is_asked_about_over_a_sure_first_one() -> None:
+    """A real recording (the speech-to-intent benchmark: "may I have a double shot iced
+    coffee with sweetener") was heard by pocketsphinx as "… house coffee …" at 0.87, sure
+    enough to act on money, and by Moonshine word for word as "… iced coffee …". Within the
+    whole band the second ear is asked in (below 0.9), such a reading is the one asked about:
+    a wrong order is not acted on at once. A close snap only, and never one word."""
+    from banker.speech.two_ears import BAND, SWAP_UNDER, SWAP_WITHIN, takes_second
+
+    assert BAND[1] == SWAP_UNDER
+    assert takes_second(0.87, 0.0, 9, False, SWAP_WITHIN, SWAP_UNDER)
+    assert not takes_second(0.87, 0.1, 9, False, SWAP_WITHIN, SWAP_UNDER)
+    assert not takes_second(0.87, 0.0, 1, False, SWAP_WITHIN, SWAP_UNDER)
