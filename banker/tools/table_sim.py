@@ -111,10 +111,11 @@ class Seen:
     candidates: tuple[tuple[str, dict[str, Any]], ...] = ()
     auction: bool = False
     said: tuple[str, ...] = ()
+    confidence: float = 0.0  # the recogniser's (0 for a tap)
 
 
 def seen_after(session: Session, player: str, heard: str, tx_before: int,
-               said: tuple[str, ...]) -> Seen:
+               said: tuple[str, ...], confidence: float = 0.0) -> Seen:
     st, p = session.step, session.pending
     asked = p.kind if p is not None and player in p.asked else ""
     cmd = getattr(p, "command", None) if asked else None  # the question kinds that hold one
@@ -123,7 +124,7 @@ def seen_after(session: Session, player: str, heard: str, tx_before: int,
         asked, (cmd.name, _plain(cmd.intent.slots)) if cmd is not None else None,
         str(getattr(p, "slot", "")) if asked == "slot" else "",
         tuple((c.name, _plain(c.intent.slots)) for c in getattr(p, "candidates", ())) if asked
-        else (), session.auction is not None, said)
+        else (), session.auction is not None, said, confidence)
 
 
 Move = tuple[Literal["say", "tap"], str]
@@ -280,7 +281,7 @@ class TablePlaying(Playing):
         before = len(self.session.history)
         super().heard(turn)
         self.seen.put(seen_after(self.session, turn.listening.token, turn.heard.text, before,
-                                 self.lines()))
+                                 self.lines(), turn.heard.confidence))
 
 
 # -- one game ---------------------------------------------------------------------------------------
@@ -345,7 +346,8 @@ class Table:
             seen = self.turn(cmd.player, move, again)
             res.turns += 1
             res.noes += move == ("say", "no")
-            res.log.append(f"{move[0]} {move[1]!r} -> heard {seen.heard!r}, {seen.intent}"
+            res.log.append(f"{move[0]} {move[1]!r} -> heard {seen.heard!r} "
+                           f"({seen.confidence:.2f}), {seen.intent}"
                            f"{' refused' if seen.refused else ''}"
                            f"{' asked ' + seen.asked if seen.asked else ''}")
             res.log.append(" | ".join(seen.said))
