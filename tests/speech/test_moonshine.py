@@ -300,5 +300,8 @@ def test_a_word_for_word_second_reading_is_asked_about_over_a_sure_first_one() -
 
     assert BAND[1] == SWAP_UNDER
     assert takes_second(0.87, 0.0, 9, False, SWAP_WITHIN, SWAP_UNDER)
+    # "Add like a triple shot large iced coffee with sweetener": 0.05 from "i'd like a
+    # triple shot …", over pocketsphinx's "double shot" at 0.88 (a real recording)
+    assert takes_second(0.88, 0.05, 10, False, SWAP_WITHIN, SWAP_UNDER)
     assert not takes_second(0.87, 0.1, 9, False, SWAP_WITHIN, SWAP_UNDER)
     assert not takes_second(0.87, 0.0, 1, False, SWAP_WITHIN, SWAP_UNDER)
