@@ -76,3 +76,14 @@ def test_real_bench_on_a_tiny_set(tmp_path: Path) -> None:
     bench_real.run_real(folder, stream=again, cache=tmp_path / "cache")
     assert "16 decodes, 0 not cached" in again.getvalue()
     assert again.getvalue().splitlines()[-9:] == text.splitlines()[-9:]
+
+
+def test_the_decode_cache_version_covers_the_second_ears_rules() -> None:
+    """A change to how the two ears are weighed, or to the snap, starts the real-speech
+    decode cache afresh (they were once left out, and a changed rule scored stale decodes)."""
+    from banker.tools import decode_cache
+    from banker.tools.bench_real import CODE
+
+    names = {p.relative_to(p.parents[1]).as_posix() for p in decode_cache.modules(*CODE)}
+    assert {"speech/two_ears.py", "speech/snap.py", "speech/lexicon.py",
+            "speech/moonshine_asr.py", "interpreter/hearing.py"} <= names
