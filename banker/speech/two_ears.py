@@ -158,12 +158,12 @@ class SecondEar:
             if near == 0.0 and self.word_for_word:
                 conf = DOUBTED
                 details["second_ear_word_for_word"] = 1.0
-        elif agree:
-            conf = max(conf, self.agreed)
-        elif (self.loose is not None and not deep and bool(other.text)
-              and meaning(other.text) == meaning(heard.text)):
-            conf = max(conf, self.loose)
-            details["second_ear_loosely_agrees"] = 1.0
+        elif (not deep and bool(other.text) and (raised := agreed_confidence(
+                conf, meaning(other.text) == meaning(heard.text), near, self.agreed,
+                self.loose)) is not None):
+            conf = raised
+            if not agree:
+                details["second_ear_loosely_agrees"] = 1.0
         elif self.veto and self._chatter(heard, other, pcm):
             conf *= VETO_FACTOR
             details["second_ear_vetoed"] = 1.0
@@ -207,6 +207,19 @@ class SecondEar:
             return Heard("", 0.0, (), heard.engine, focus, seconds, details)
         details["second_ear_alone"] = 1.0
         return Heard(other.text, DOUBTED, other.words, self.engine, focus, seconds, details)
+
+
+def agreed_confidence(conf: float, same: bool, near: float, agreed: float,
+                      loose: float | None, within: float = AGREE_WITHIN) -> float | None:
+    """The confidence a reading in the band earns when the second ear meant the ``same``
+    command (its snap ``near``): at least ``agreed`` within ``within``, at least ``loose``
+    beyond it; None when that is no agreement (the rule ``SecondEar`` follows;
+    ``tools.second_ear`` scores saved records with it)."""
+    if not same:
+        return None
+    if near <= within:
+        return max(conf, agreed)
+    return None if loose is None else max(conf, loose)
 
 
 def takes_second(conf: float, near: float, words: int, below_band: bool,

@@ -38,7 +38,7 @@ from banker.nlu.matcher import Recognized
 from banker.speech.base import Pcm, read_wav
 from banker.speech.context_grammar import ContextSpeechGrammar
 from banker.speech.grammar import SpeechGrammar
-from banker.speech.two_ears import DOUBTED, nothing_within, takes_second
+from banker.speech.two_ears import DOUBTED, agreed_confidence, nothing_within, takes_second
 from banker.tools import clips
 
 REAL_CONDITIONS = ("clean", "kitchen:12", "kitchen:6")
@@ -263,13 +263,12 @@ def outcome(r: Record, policy: Policy, judges: Judges) -> dict[str, Any]:
 
     if band is not None and r.ps_text and band[0] <= r.ps_conf < band[1]:
         asked, secs, cpu = True, r.ps_s + r.ms_s, r.ps_cpu + r.ms_cpu
-        agree = (bool(r.ms_text) and r.ms_distance <= policy.agree_within
-                 and judges.meaning(r, r.ms_text) == judges.meaning(r, r.ps_text))
-        if agree:
-            conf = max(conf, policy.agreed)
-        elif policy.loose is not None and r.ms_text and (
-                judges.meaning(r, r.ms_text) == judges.meaning(r, r.ps_text)):
-            conf = max(conf, policy.loose)
+        same = bool(r.ms_text) and judges.meaning(r, r.ms_text) == judges.meaning(r, r.ps_text)
+        agree = same and r.ms_distance <= policy.agree_within
+        raised = agreed_confidence(conf, same, r.ms_distance, policy.agreed, policy.loose,
+                                   policy.agree_within)
+        if raised is not None:
+            conf = raised
         else:
             if swaps(False):
                 text, conf = r.ms_text, DOUBTED

@@ -4,11 +4,11 @@ ignored, by the recogniser ``banker play`` builds with ``asr.second_ear: moonshi
 (pocketsphinx and the Moonshine second ear, its words snapped onto the grammar by spelling
 or sound), or asked between it and another reading ("Cat or Hat?"). ``MISHEARD`` lists the
 ones that still fail, measured (piper 1 of 69, espeak-ng en-us+m3 9 of 69; 10 before a loose
-agreement of the two ears was asked about, 14 before the
-second ear's near readings were asked about instead of unsure ones and choice questions
-counted, 16 with the snap by spelling alone, 29 with pocketsphinx alone): they run and are
-reported as xfail/xpass, so the gap stays visible instead of skipped (not strict: piper's
-clips vary a little when the clip cache is rendered afresh)."""
+agreement of the two ears was asked about, 14 before the second ear's near readings were
+asked about instead of unsure ones and choice questions counted, 16 with the snap by
+spelling alone, 29 with pocketsphinx alone): they run and are reported as xfail/xpass, so
+the gap stays visible instead of skipped (not strict: piper's clips vary a little when the
+clip cache is rendered afresh)."""
 
 from __future__ import annotations
 
