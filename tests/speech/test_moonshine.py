@@ -331,3 +331,28 @@ def test_a_command_the_first_ear_missed_is_asked_about_within_the_rescue_distanc
     tighter = SecondEar(ears.first, ears.second, matcher_meaning(grammar),
                         empty_below=EMPTY_BELOW, rescue=(RESCUE_UNDER, 0.15))
     assert tighter.recognize(pcm, "any").text == ""
+
+
+def test_the_rescore_tool_hears_a_record_by_the_live_rules() -> None:
+    """``tools.second_ear_score`` scores saved records with the same rule functions the live
+    ``SecondEar`` calls: agreement, veto and rescue decide the same way on given numbers."""
+    from banker.speech.two_ears import RESCUE_UNDER, RESCUE_WITHIN, agreed_confidence, vetoes
+    from banker.tools.second_ear_score import Judges, Policy, Record, outcome
+
+    assert agreed_confidence(0.5, True, 0.1, 0.97, 0.69) == 0.97
+    assert agreed_confidence(0.5, True, 0.3, 0.97, 0.69) == 0.69
+    assert agreed_confidence(0.5, True, 0.3, 0.97, None) is None
+    assert agreed_confidence(0.5, False, 0.0, 0.97, 0.69) is None
+    assert vetoes(0.5, "", 4, 0.5, lambda: True)
+    assert not vetoes(0.5, "", 4, 0.5, lambda: True, far=0.6)
+    assert not vetoes(0.5, "buy a hotel", 4, 0.1, lambda: True)
+    assert not vetoes(0.5, "", 4, 0.5, lambda: False)
+    assert not vetoes(0.5, "", 3, 0.5, lambda: True)
+    record = Record("dev", "babble:10", "rescue", "build_hotel", [], "go to jail", 0.2, 0.1,
+                    "buy a hotel", 0.82, 0.5, "Brought a hotel.", 0.18)
+    judges = Judges(None)
+    live = Policy(swap_below=0.05, rescue=(RESCUE_UNDER, RESCUE_WITHIN))
+    assert outcome(record, live, judges)["decision"] == "confirm"
+    assert outcome(record, live, judges)["right"]
+    tighter = Policy(swap_below=0.05, rescue=(RESCUE_UNDER, 0.15))
+    assert outcome(record, tighter, judges)["decision"] == "reject"
