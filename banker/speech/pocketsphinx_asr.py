@@ -142,6 +142,12 @@ class Tuning:
     # out-of-grammar speech is explained by it more cheaply than by any command
     garbage: float = 1e-4  # probability of entering the garbage path (0: none)
     garbage_phone: float = 1e-8  # probability of each further phone (swept on the dev set)
+    # an answer to a question (a narrowed focus) may have talk around it: a string of phones
+    # before and after it, entered with probability ``pad``, each further phone ``pad_phone``
+    # (0: none). In babble pocketsphinx otherwise explains the other talkers as a long
+    # command around a short "no deal" (docs/decisions.md, "Talk around an answer")
+    pad: float = 1e-4
+    pad_phone: float = 1e-12
     word_loop: bool = False  # a free pass: any sequence of the grammar's words
     loop_penalty: float = 0.05  # probability of each next word in the free pass
     accents: bool = True
@@ -254,7 +260,11 @@ class PocketsphinxRecognizer:
                 self._searches.add(focus)
                 self.decoder.activate_search(focus)
                 return
-            fsg = self.decoder.create_fsg(focus, fsa.start, final, trans)
+            start = fsa.start
+            if self.tuning.pad > 0 and focus != "any":
+                start, final, trans = _padded(fsa.start, final, trans, self.tuning.pad,
+                                              self.tuning.pad_phone)
+            fsg = self.decoder.create_fsg(focus, start, final, trans)
             self.decoder.add_fsg(focus, fsg)
             self._searches.add(focus)
         self.decoder.activate_search(focus)
@@ -297,7 +307,10 @@ class PocketsphinxRecognizer:
         words = [s for s in segs if s[0] not in FILLERS]
         details: dict[str, float] = {"frames": float(self.decoder.n_frames())}
         garbage = sum(1 for s in words if s[0] in GARBAGE)
-        if garbage:  # the garbage path won: not a command
+        if garbage and focus != "any":  # talk around an answer: not words of it
+            words = [s for s in words if s[0] not in GARBAGE]
+            details["padding"] = float(garbage)
+        elif garbage:  # the garbage path won: not a command
             details["garbage"] = float(garbage)
             return Heard("", 0.0, engine=self.engine, focus=focus,
                          seconds=time.perf_counter() - t0, details=details)
@@ -369,6 +382,19 @@ class PocketsphinxRecognizer:
             if written != text and written not in out and best > 0 and hyp.score > 0:
                 out[written] = conf * min(1.0, hyp.score / best) ** self.tuning.nbest_sharpness
         return tuple(out.items())
+
+
+def _padded(start: int, final: int, trans: list[tuple[Any, ...]], pad: float,
+            phone: float) -> tuple[int, int, list[tuple[Any, ...]]]:
+    """``trans`` (``start`` to ``final``) with an optional string of phones before and after
+    it: the new (start, final, transitions). The grammar's words stay required between."""
+    s0, b0, b1, a0, a1, end = range(final + 1, final + 7)
+    out = [(s0, start, 1.0 - pad), (s0, b0, pad), *trans]
+    for lo, hi, to in ((b0, b1, start), (a0, a1, end)):
+        out += [(lo, hi, 1.0 / len(GARBAGE), w) for w in GARBAGE]
+        out += [(hi, lo, phone), (hi, to, 1.0 - phone)]
+    out += [(final, end, 1.0 - pad), (final, a0, pad)]
+    return s0, end, out
 
 
 def _edits(a: list[str], b: list[str]) -> int:

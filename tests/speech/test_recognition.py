@@ -146,3 +146,23 @@ def test_a_pause_inside_a_command_keeps_both_halves(recognizer: Any, new_game: A
     assert hi - lo >= len(first) + len(pause) + len(second)
     v, heard = _verdict_of(recognizer, new_game, pcm)
     assert (v.intent, v.slots) == ("pay", {"amount": 200, "player": "dog"}), heard
+
+
+def test_an_answer_is_heard_through_the_talk_around_it(recognizer: Any,
+                                                       vb_grammar: Any) -> None:
+    """A question's answer in 10 dB babble (espeak-ng en-gb-x-rp+f2's "i agree", the bench's
+    own mix): with the narrowed focus padded by phones before and after (``Tuning.pad``),
+    the answer is heard; without, the other talkers were explained as a long command ("what
+    is the score"). The talk is reported, not written down; a clean answer is unchanged."""
+    from banker.speech.pocketsphinx_asr import PocketsphinxRecognizer, Tuning
+
+    assert recognizer.tuning.pad > 0
+    voice = Voice("espeak", "en-gb-x-rp+f2", 155, 35)
+    clean = clips.pad(clips.speech("i agree", voice))
+    noisy = clips.mix(clean, "babble", 10.0, np.random.default_rng(57 * 7919 + 9))
+    heard = recognizer.recognize(noisy, "yes_no")
+    assert heard.text == "i agree" and heard.details.get("padding", 0) > 0, heard
+    plain = PocketsphinxRecognizer(vb_grammar, Tuning(pad=0.0))
+    assert plain.recognize(noisy, "yes_no").text != "i agree"
+    assert recognizer.recognize(clean, "yes_no").text == "i agree"
+    assert plain.recognize(clean, "yes_no").text == "i agree"
