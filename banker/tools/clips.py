@@ -67,7 +67,7 @@ def clip_path(text: str, voice: Voice) -> Path:
     slug = re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")[:60]
     digest = hashlib.sha1(f"{voice.key}|{text}".encode()).hexdigest()[:8]
     # "clips-2": renders are the same on every machine since (piper seeded per clip, sox
-    # without dither); older caches held one machine's random renders
+    # dithering from a fixed seed, -R); older caches held one machine's random renders
     return cache_dir() / "clips-2" / voice.key / f"{slug}-{digest}.wav"
 
 
@@ -134,7 +134,7 @@ def _resample(pcm: Pcm, rate: int) -> Pcm:
 
 
 def _sox(data: bytes, input_args: list[str]) -> Pcm:
-    args = ["sox", "-D", *input_args, "-t", "raw", "-r", str(RATE), "-e", "signed", "-b", "16",
+    args = ["sox", "-R", *input_args, "-t", "raw", "-r", str(RATE), "-e", "signed", "-b", "16",
             "-c", "1", "-"]
     proc = subprocess.run(args, input=data, capture_output=True, check=False)
     if proc.returncode != 0:
