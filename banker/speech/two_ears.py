@@ -127,9 +127,8 @@ class SecondEar:
                  swap_below: float | None = None, empty_below: float | None = None,
                  veto: bool = False, word_for_word: bool = False,
                  swap_under: float = 1.0, rescue: tuple[float, float] | None = None,
-                 loose: float | None = None, veto_far: float = 0.0) -> None:
+                 loose: float | None = None) -> None:
         self.first, self.second, self.loose = first, second, loose
-        self.veto_far = veto_far
         self.swap_under, self.rescue = swap_under, rescue
         self.meaning: Meaning = meaning or (lambda t: t)
         self.unsure, self.agreed, self.swap_below = unsure, agreed, swap_below
@@ -188,11 +187,12 @@ class SecondEar:
         return Heard(text, conf, words, self.engine, focus, heard.seconds + other.seconds,
                      details, alternatives)
 
-    def _chatter(self, heard: Heard, other: Heard, pcm: Pcm) -> bool:
+    @staticmethod
+    def _chatter(heard: Heard, other: Heard, pcm: Pcm) -> bool:
         """Moonshine heard several words and no command, in a quiet room."""
         return vetoes(heard.confidence, other.text, other.details.get("free_words", 0.0),
                       other.details.get("snap_distance", 1.0),
-                      lambda: speaker_norm.quiet(np.asarray(pcm, dtype=np.int16)), self.veto_far)
+                      lambda: speaker_norm.quiet(np.asarray(pcm, dtype=np.int16)))
 
     def prepare(self, focus: str) -> None:
         """Compile both ears' searches for ``focus`` now (the recogniser's process warms its

@@ -63,9 +63,14 @@ def have_espeak() -> bool:
     return shutil.which("espeak-ng") is not None and shutil.which("sox") is not None
 
 
+def _clip_id(text: str, voice: Voice) -> str:
+    """Eight hex digits naming ``text`` in ``voice``: its cache file and its piper seed."""
+    return hashlib.sha1(f"{voice.key}|{text}".encode()).hexdigest()[:8]
+
+
 def clip_path(text: str, voice: Voice) -> Path:
     slug = re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")[:60]
-    digest = hashlib.sha1(f"{voice.key}|{text}".encode()).hexdigest()[:8]
+    digest = _clip_id(text, voice)
     # "clips-2": renders are the same on every machine since (piper seeded per clip, sox
     # dithering from a fixed seed, -R); older caches held one machine's random renders
     return cache_dir() / "clips-2" / voice.key / f"{slug}-{digest}.wav"
@@ -116,7 +121,7 @@ def _piper_voice(seed: int) -> Any:
 def _piper(text: str, voice: Voice) -> tuple[Pcm, int]:
     from piper.config import SynthesisConfig
 
-    pv = _piper_voice(int(hashlib.sha1(f"{voice.key}|{text}".encode()).hexdigest()[:8], 16))
+    pv = _piper_voice(int(_clip_id(text, voice), 16))
     cfg = SynthesisConfig(length_scale=voice.speed, noise_scale=voice.noise)
     chunks = [c.audio_int16_array for c in pv.synthesize(text, syn_config=cfg)]
     return np.concatenate(chunks).astype(np.int16), int(pv.config.sample_rate)
