@@ -89,7 +89,9 @@ class Table:
         self.log.append(text)
 
     def why(self) -> str:
-        return "\n".join(self.log[-60:])
+        """The loop's seed (its first line, what BANKER_KILL_SEED replays) and its last lines."""
+        tail = self.log[-59:] if len(self.log) > 60 else self.log
+        return "\n".join([*self.log[:1], *tail] if tail is not self.log else tail)
 
 
 def _same_lines(shadow: Shadow, expected: list[str], real: list[str]) -> bool:
