@@ -67,8 +67,7 @@ class Auctions:
                 continue
             now = s.clock.now()
             self.current = Auction(street, now, last=now, starter=starter)
-            if s.journal is not None:
-                s.journal.note("dialogue_open", f"auction:{street}")
+            s.note_dialogue("dialogue_open", f"auction:{street}")
             s.say("auction_open", street=street, amount=Money(s.edition.auction.open))
             return
 
@@ -115,9 +114,8 @@ class Auctions:
         assert a is not None
         self.current = None
         if a.bidder is None:
+            s.note_dialogue("dialogue_closed", f"auction:{a.street}")  # on disk before it is said
             s.say("auction_unsold", street=a.street)
-            if s.journal is not None:
-                s.journal.note("dialogue_closed", f"auction:{a.street}")
         else:
             cmd = Command(a.bidder, Intent("auction_close", {"property": a.street, "amount": a.amount}))
             decided = s.decide(cmd, flag=False)

@@ -34,8 +34,7 @@ class Betting:
         s = self.session
         if self.hold is None:
             self.command = cmd
-            if s.journal is not None:
-                s.journal.note("dialogue_open", f"{out.hold.kind if out.hold else ''}")
+            s.note_dialogue("dialogue_open", out.hold.kind if out.hold else "")
         self.events.extend(out.events)
         self.said.extend(said)
         s.state = fold(s.state, list(out.events))
@@ -65,8 +64,7 @@ class Betting:
             return False
         staked = bool(s.state.stakes)
         s.state = s.committed_state()
-        if s.journal is not None:
-            s.journal.note("dialogue_closed", self.hold.kind)
+        s.note_dialogue("dialogue_closed", self.hold.kind)
         self.clear()
         s.say("betting_cancelled" if staked else "cancelled")  # say that the stakes went back
         return True

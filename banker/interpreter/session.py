@@ -149,6 +149,14 @@ class Session:
             self.journal.note("dialogue_closed", self._closing)
         self._closing = None
 
+    def note_dialogue(self, kind: str, marker: str) -> None:
+        """Journal an auction or betting round opening or closing, after a question's closing
+        still unwritten: a resume reads the last note, so an older question's "closed" must
+        not land after the new round's "open"."""
+        self._journal_closing()
+        if self.journal is not None:
+            self.journal.note(kind, marker)
+
     def committed_state(self) -> GameState:
         """The state of the journalled history (no open betting round)."""
         return fold(self.base, [e for tx in self.history for e in tx.events])

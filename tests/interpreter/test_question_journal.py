@@ -58,3 +58,42 @@ def test_a_question_stays_open_on_disk_while_another_player_commits(tmp_path: Pa
     assert s.state.owner("Baltic Avenue") == "racecar"
     assert GameFile(path).peek().open_dialogue is None
     gf.close()
+
+
+def _game(tmp_path: Path, edition: str) -> tuple[Path, GameFile]:
+    path = tmp_path / "game.sqlite"
+    gf = GameFile(path)
+    gf.create(Header(edition, (editions_dir() / f"{edition}.yaml").read_text(),
+                     ["hat", "dog"], {}, 1))
+    return path, gf
+
+
+def test_a_betting_round_opened_over_a_question_is_open_on_disk(tmp_path: Path) -> None:
+    """The kill loop, seed 1001463031: "auction" → "Which street?", then "chance" opens a
+    betting round; the question's "closed" note was written after the round's "open", so a
+    kill then resumed with nothing interrupted."""
+    path, gf = _game(tmp_path, "jackpot")
+    s = Session(load_edition("jackpot"), ["hat", "dog"], clock=VirtualClock(), journal=gf)
+    s.hear("dog", "auction")
+    assert s.pending is not None and GameFile(path).peek().open_dialogue
+    s.hear("dog", "chance")
+    assert s.hold is not None, "a betting round is open"
+    assert GameFile(path).peek().open_dialogue == s.hold.kind
+    gf.close()
+
+
+def test_an_unsold_auction_is_closed_on_disk_before_it_is_said(tmp_path: Path) -> None:
+    """A kill just after "nobody bid" must not resume with "the auction was interrupted"."""
+    path, gf = _game(tmp_path, "voice-banking")
+    on_disk: list[tuple[str, str | None]] = []
+    clock = VirtualClock()
+    s = Session(VB, ["hat", "dog"], clock=clock, journal=gf,
+                on_say=lambda text: on_disk.append((text, GameFile(path).peek().open_dialogue)))
+    s.hear("dog", "auction Baltic Avenue")
+    assert on_disk[-1][1] == "auction:Baltic Avenue"
+    for _ in range(60):
+        s.advance(1.0)
+    assert s.auction is None and s.state.owner("Baltic Avenue") is None
+    unsold = [d for text, d in on_disk if "Baltic Avenue" in text][-1]
+    assert unsold is None, on_disk
+    gf.close()
