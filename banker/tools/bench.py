@@ -7,7 +7,7 @@ recogniser and the real hearing policy (a new game, every token seated, nothing 
 is counted as *exact* (intent and slots right, not ignored), *misbanked* (a wrong money command
 acted on without a question) or, for chatter, *accepted* (acted on). A naive pocketsphinx
 decode (the literal JSGF, default settings, whatever it outputs is acted on) is measured on a
-subset of the same clips as the baseline. Clips are cached under ``~/.cache/banker/clips``,
+subset of the same clips as the baseline. Clips are cached under ``~/.cache/banker/clips-2``,
 decodes (by audio and code version) under ``~/.cache/banker/bench/decodes``.
 
 Latency, cold start and memory come from ``banker.frontends.voice.latency.measure`` when present.
@@ -417,7 +417,8 @@ def run_bench(quick: bool, out: Path | None, stream: TextIO | None = None,
     base_conditions = ("clean",) if quick else ("clean", "babble:10")
     print(f"banker bench: {n_cmd} commands, {n_chat} chatter, {n_focus} narrowed answers, "
           f"{len(conditions)} conditions ({', '.join(conditions)})", file=stream)
-    print("rendering clips (cached in ~/.cache/banker/clips)...", file=stream, flush=True)
+    print(f"rendering clips (cached in {clips.cache_dir() / 'clips-2'})...", file=stream,
+          flush=True)
     prog = Progress(len(items), stream)
     for it in items:
         clips.speech(it.text, it.voice)

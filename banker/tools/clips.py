@@ -1,7 +1,7 @@
 """Synthetic test speech: piper and espeak-ng voices, clean or mixed with babble/pink noise.
 
 Used by the speech tests and ``banker bench``. Every clip is cached as a 16 kHz mono WAV under
-``~/.cache/banker/clips/<voice>/`` (``BANKER_CACHE`` moves the cache), named after its text,
+``~/.cache/banker/clips-2/<voice>/`` (``BANKER_CACHE`` moves the cache), named after its text,
 so a second run costs nothing and no large audio lives in the repository.
 Needs ``espeak-ng`` and ``sox`` (Debian packages) for the espeak voices and resampling.
 """
