@@ -34,12 +34,30 @@ def describe(replies: Replies, cmd: Command, grammar: Grammar | None = None) -> 
     if cmd.name == "auction" and {"property", "amount"} <= set(slots):
         return f"buy {words['property']} at auction for {words['amount']}"
     spec = grammar.intents.get(cmd.name) if grammar is not None else None
-    if spec is not None:
+    if spec is not None and grammar is not None:
         values = {k: [(words[k], str(v))] for k, v in slots.items()}
-        for exp in grammar.expand(spec, values) if grammar is not None else ():
-            if {k for k, _ in exp.slots} == set(slots):
+        best: tuple[int, str] | None = None
+        for exp in grammar.expand(spec, values):
+            carried = {k for k, _ in exp.slots}
+            if carried == set(slots):
                 return _fill_numbers(exp.text, [k for k, _ in exp.slots], words)
-    return " ".join([cmd.name.replace("_", " "), *words.values()])
+            if carried <= set(slots) and not (set(slots) - carried - STREET_SLOTS) and (
+                    best is None or len(carried) > best[0]):
+                # the command's own sentence without a street an answer added (the street
+                # given up for rent): the words the player said, never without an amount
+                best = (len(carried), _fill_numbers(exp.text, [k for k, _ in exp.slots], words))
+        if best is not None:
+            return best[1]
+    # no sentence: the name and the values in one fixed order (a journal read back keeps
+    # slots in its own order, and the same command must read the same after a resume)
+    return " ".join([cmd.name.replace("_", " "),
+                     *(words[k] for k in sorted(words, key=_slot_rank))])
+
+
+def _slot_rank(slot: str) -> tuple[int, str]:
+    order = ("player", "property", "give", "get", "amount", "number", "outcome")
+    base = slot.rstrip("0123456789")
+    return (order.index(base) if base in order else len(order), slot)
 
 
 def _fill_numbers(text: str, order: list[str], words: Mapping[str, str]) -> str:

@@ -82,6 +82,27 @@ def test_the_undo_question_names_the_command_briefly() -> None:
     assert t.s.state.cash("dog") == 1500
 
 
+def test_the_undo_question_names_rent_paid_with_a_street_as_the_command_said() -> None:
+    """The street given up is an answer, not the command: "pay rent on St. Charles Place",
+    read the same from a game file (the kill loop, seed 388713814: the slots came back from
+    the journal in another order, and the read-back named both streets in that order)."""
+    from banker.rules import Command, Intent
+
+    t = Table("voice-banking", ["racecar", "dog", "cat"])
+    t("dog", "buy St. Charles Place")
+    t("racecar", "buy Oriental Avenue")
+    t("racecar", "pay 1399")
+    t("racecar", "pay rent on St. Charles Place")
+    t("racecar", "Oriental Avenue")
+    assert t.s.state.owner("Oriental Avenue") == "dog"
+    said = t("cat", "undo")
+    assert "last command, pay rent on St. Charles Place." in said, said
+    tx = t.s.history[-1]
+    for slots in (dict(tx.slots), dict(reversed(list(tx.slots.items())))):
+        assert t.s.describe(Command(tx.player or "", Intent(tx.intent, slots))) == \
+            "pay rent on St. Charles Place", slots
+
+
 def test_the_undo_question_names_an_agreed_sale_as_it_was_asked() -> None:
     t = Table("secret-vault", ["cat", "hat", "dog"])
     t("cat", "buy Baltic Avenue")
