@@ -63,6 +63,12 @@ ACCEPT_LOW = 0.75  # act at once on a low-risk command (go to jail, undo, a gues
 ACCEPT_SAFE = 0.60
 CONFIRM_FLOOR = 0.30  # below this the utterance is ignored ("sorry?")
 ILLEGAL_FACTOR = 0.85  # a command the rules would refuse now: be surer before acting on it
+# ... but acting on it is refusing it with its reason (nothing moves), so a money command the
+# rules would refuse needs a low-risk command's certainty, not a money command's: "I'm
+# bankrupt" heard clearly with cash in hand is answered "you still have M1,500" at once, not
+# "Did you say I'm bankrupt?" and then that. A misheard one costs the same as before: the
+# refusal names what was heard, and the player says it again
+ILLEGAL_RISK = "low"
 CLOSE_MARGIN = 8.0  # matcher points: a runner-up this close makes the reading less sure
 CLOSE_FACTOR = 0.9
 
@@ -114,6 +120,8 @@ def _decide(rec: Recognized, asr_confidence: float | None, risk_of: Callable[[st
     risk = risk_of(rec.intent)
     if not legal(rec.intent, rec.slots):
         conf *= ILLEGAL_FACTOR
+        if risk == "money":
+            risk = ILLEGAL_RISK
     if conf < CONFIRM_FLOOR:
         return Hearing("reject", "none", confidence=conf)
     if conf >= THRESHOLDS.get(risk, ACCEPT_MONEY):

@@ -47,10 +47,15 @@ def test_the_prior_never_turns_an_illegal_command_into_a_legal_one(conf: float, 
 
 
 def test_a_clear_illegal_command_is_refused_with_its_reason() -> None:
-    """Heard clearly, the owned street stays the command: confirmed as itself (an illegal money
-    command is always read back first), then refused with the rules' reason."""
+    """Heard clearly, the owned street stays the command and is refused at once with the
+    rules' reason (refusing moves nothing: no "Did you say…?" first); heard less clearly, it
+    is read back first, then refused after "yes"."""
     s, said = _table()
     s.hear("racecar", "buy Boardwalk", 0.97, alternatives=(("buy Park Place", 0.4),))
+    assert s.pending is None and s.step.refused, said
+    assert said == ["Boardwalk already belongs to Dog."], said
+    s, said = _table()
+    s.hear("racecar", "buy Boardwalk", 0.8, alternatives=(("buy Park Place", 0.4),))
     assert isinstance(s.pending, Confirm), said
     assert said == ["Did you say buy Boardwalk?"], said
     s.begin_step()
@@ -84,11 +89,9 @@ def test_the_legal_reading_is_named_first() -> None:
     s, said = _table()
     s.hear("racecar", "buy Boardwalk", 0.7, alternatives=(("buy Park Place", 0.6),))
     assert said == ["Park Place or Boardwalk?"], said
-    s.hear("racecar", "Boardwalk", 0.9)  # the player meant the owned one: read back first
-    assert said[-1] == "Did you say buy Boardwalk?", said
-    s.begin_step()
-    s.press("racecar")  # yes: refused, with the rules' reason
-    assert s.step.refused and "Boardwalk" in said[-1], said
+    s.hear("racecar", "Boardwalk", 0.9)  # the player meant the owned one: refused at once
+    assert said[-1] == "Boardwalk already belongs to Dog.", said
+    assert s.step.refused and s.pending is None, said
     assert s.state.owner("Boardwalk") == "dog" and s.state.owner("Park Place") is None
 
 

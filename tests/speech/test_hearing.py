@@ -9,8 +9,10 @@ import pytest
 
 from banker.editions import load_edition
 from banker.interpreter.hearing import (
+    ACCEPT_LOW,
     ACCEPT_MONEY,
     CONFIRM_FLOOR,
+    ILLEGAL_FACTOR,
     judge,
 )
 from banker.nlu.matcher import Ambiguous, NotRecognized, Recognized
@@ -135,3 +137,11 @@ def test_n_best_is_off_by_default(recognizer: Any) -> None:
 
     unsure = recognizer.recognize(clips.pad(clips.speech("buy park place", clips.ESPEAK)), "any")
     assert unsure.confidence < recognizer.tuning.nbest_below and unsure.alternatives == ()
+
+
+def test_a_clear_command_the_rules_would_refuse_is_refused_at_once() -> None:
+    """Refusing moves nothing: an illegal money command needs a low-risk command's
+    certainty (after the illegal factor), never less; below it, it is read back first."""
+    sure = ACCEPT_LOW / ILLEGAL_FACTOR + 0.01
+    assert judge(BUY, sure, risk, illegal).decision == "accept"
+    assert judge(BUY, sure - 0.03, risk, illegal).decision == "confirm"
