@@ -27,7 +27,7 @@ import yaml
 from banker.paths import grammars_dir
 from banker.speech import denoise, speaker_norm
 from banker.speech.automata import Fsa
-from banker.speech.base import RATE, Heard, Pcm, WordScore, speech_span
+from banker.speech.base import RATE, Heard, Pcm, WordScore, background_db, speech_span
 from banker.speech.denoise import BELOW_DB, wanted
 
 FRAME_S = 0.01
@@ -293,9 +293,12 @@ class PocketsphinxRecognizer:
         self._start = speaker_norm.fmt(speaker_norm.parse(speaker)) if speaker and quiet else ""
         if len(pcm) < RATE // 10:
             return Heard("", 0.0, engine=self.engine, focus=focus)
+        filtered: dict[str, float] = {}
         if self.denoiser is not None and wanted(pcm, self.tuning.denoise,
                                                  self.tuning.denoise_below_db):
             pcm = self.denoiser.process(pcm)
+            # how quiet the room is once the filter took its steady noise out (babble stays)
+            filtered["filtered_db"] = background_db(pcm)
         if self.tuning.trim:
             lo, hi = speech_span(pcm)
             pcm = pcm[lo:hi]
@@ -305,7 +308,7 @@ class PocketsphinxRecognizer:
         text = hyp.hypstr.strip() if hyp is not None else ""
         segs = [(s.word, s.start_frame, s.end_frame, s.ascore, s.prob) for s in self.decoder.seg() or ()]
         words = [s for s in segs if s[0] not in FILLERS]
-        details: dict[str, float] = {"frames": float(self.decoder.n_frames())}
+        details: dict[str, float] = {"frames": float(self.decoder.n_frames()), **filtered}
         garbage = sum(1 for s in words if s[0] in GARBAGE)
         if garbage and focus != "any":  # talk around an answer: not words of it
             words = [s for s in words if s[0] not in GARBAGE]

@@ -2,8 +2,8 @@
 
 Receives 16 kHz mono int16 audio and a focus; returns the first ear's ``Heard``, its
 confidence raised when both ears mean the same command (act at once instead of "Did you
-say…?"), doubled in doubt when Moonshine wrote down table talk in a quiet room, or Moonshine's
-reading, doubted, when the first ear heard nothing at all. It never changes the first ear's
+say…?"), doubled in doubt when Moonshine wrote down table talk in a quiet room (or steady
+noise), or Moonshine's reading, doubted, when the first ear heard nothing at all. It never changes the first ear's
 words. Moonshine itself (model, snap onto the grammar) is ``moonshine_asr``; the settings that
 build this are ``asr.second_ear`` (``engine.make_engine``). Measurements: docs/decisions.md
 ("A second ear", "The second ear by default").
@@ -31,6 +31,12 @@ EMPTY_BELOW = 0.1
 # twice as much: table talk, mostly (dev set clean: chatter asked about 9 -> 2 of 50, exact
 # 122 of 150 both ways). Not in noise, where Moonshine writes down the other talkers
 VETO_WORDS, VETO_BELOW, VETO_FACTOR = 4, 0.85, 0.5
+# ... or in a room whose noise the first ear's filter took out: steady noise (a fan, pink
+# noise, the benchmark's kitchen) is not talk, and Moonshine writes down the words through it
+# ("Grandma is calling" for pocketsphinx's "rent on pennsylvania"). After the filter the
+# background stood (dB, 40 clips each, 5th-95th percentile) 59-65 in pink at 10 dB and 59-68
+# in the kitchen noise at 6-18 dB, 27-39 in babble at 10 dB (the other talkers stay)
+STEADY_DB = 48.0
 # both ears agree only when Moonshine's words needed at most this snap: a snap that moved
 # them further onto the first ear's reading is table talk as often as not (870 records,
 # snap by spelling or sound: agreements beyond 0.2 were right 10 times and wrong twice, one
@@ -112,8 +118,9 @@ class SecondEar:
     ``empty_below`` is set, Moonshine's reading is taken, doubted, when its snap moved its
     words at most that far (a short command in a voice far from the first ear's model is
     often taken for a string of phones). With ``veto``, a disagreement where Moonshine wrote
-    down several words that make no command, in a quiet room, doubles the doubt of an unsure
-    first reading (table talk forced onto a command). With ``word_for_word``, a first reading
+    down several words that make no command, in a quiet room (or one whose steady noise the
+    first ear's filter took out), doubles the doubt of an unsure first reading (table talk
+    forced onto a command). With ``word_for_word``, a first reading
     below the band is asked about (``DOUBTED``) when Moonshine wrote down the same command
     word for word, and left as it was otherwise. With ``rescue`` (under, within), a first
     reading below ``under`` (too unsure to be asked about) gives way to a different command
@@ -189,10 +196,11 @@ class SecondEar:
 
     @staticmethod
     def _chatter(heard: Heard, other: Heard, pcm: Pcm) -> bool:
-        """Moonshine heard several words and no command, in a quiet room."""
+        """Moonshine heard several words and no command, in a quiet room or steady noise."""
         return vetoes(heard.confidence, other.text, other.details.get("free_words", 0.0),
                       other.details.get("snap_distance", 1.0),
-                      lambda: speaker_norm.quiet(np.asarray(pcm, dtype=np.int16)))
+                      lambda: (steady(heard.details.get("filtered_db", 0.0))
+                               or speaker_norm.quiet(np.asarray(pcm, dtype=np.int16))))
 
     def prepare(self, focus: str) -> None:
         """Compile both ears' searches for ``focus`` now (the recogniser's process warms its
@@ -226,6 +234,12 @@ def agreed_confidence(conf: float, same: bool, near: float, agreed: float,
     if near <= within:
         return max(conf, agreed)
     return None if loose is None else max(conf, loose)
+
+
+def steady(filtered_db: float) -> bool:
+    """Whether the first ear's noise filter left a quiet room (its ``filtered_db``): the
+    noise was steady, not talk (the veto's rule; ``tools.second_ear`` scores with it)."""
+    return filtered_db >= STEADY_DB
 
 
 def vetoes(conf: float, second_text: str, free_words: float, near: float,

@@ -147,7 +147,7 @@ def _both(ps: Any, ms: Any, set_: str, cond: str, name: str, pcm: Pcm, intent: s
     t2 = time.process_time()
     return Record(set_, cond, name, intent, slots, a.text, a.confidence, a.seconds, b.text,
                   b.confidence, b.seconds, ms.last_transcript, b.details.get("snap_distance", 1.0),
-                  round(t1 - t0, 4), round(t2 - t1, 4))
+                  round(t1 - t0, 4), round(t2 - t1, 4), a.details.get("filtered_db", 0.0))
 
 
 def _first_ear_only(config: dict[str, Any]) -> dict[str, Any]:

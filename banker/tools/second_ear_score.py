@@ -24,6 +24,7 @@ from banker.speech.two_ears import (
     VETO_FACTOR,
     agreed_confidence,
     nothing_within,
+    steady,
     takes_second,
     vetoes,
 )
@@ -64,6 +65,7 @@ class Record:
     ms_distance: float
     ps_cpu: float = 0.0  # CPU seconds (what the wall time would be on an idle machine)
     ms_cpu: float = 0.0
+    ps_filtered_db: float = 0.0  # the room after the first ear's noise filter (0: unfiltered)
 
 
 
@@ -92,7 +94,8 @@ class Policy:
     # confidence is at least this (asked about); None: such an agreement counts for nothing
     loose: float | None = None
     # a disagreement where Moonshine wrote VETO_WORDS words or more that its snap could bring
-    # no nearer than this to a command, in a clean clip (the live rule asks for a quiet room):
+    # no nearer than this to a command, in a clean clip or steady noise (``two_ears.steady``;
+    # the live rule asks for a quiet room or steady noise):
     # the doubt doubled; None: no veto
     veto: float | None = None
 
@@ -158,7 +161,7 @@ def outcome(r: Record, policy: Policy, judges: Judges) -> dict[str, Any]:
             conf = raised
         elif policy.veto is not None and vetoes(
                 conf, r.ms_text, len(once(spoken_words(r.ms_free))), r.ms_distance,
-                lambda: r.cond == "clean", policy.veto):
+                lambda: r.cond == "clean" or steady(r.ps_filtered_db), policy.veto):
             conf *= VETO_FACTOR
         else:
             if swaps(False):

@@ -333,6 +333,38 @@ def test_a_command_the_first_ear_missed_is_asked_about_within_the_rescue_distanc
     assert tighter.recognize(pcm, "any").text == ""
 
 
+def test_table_talk_written_down_through_steady_noise_vetoes_an_unsure_reading() -> None:
+    """espeak-ng's (en-gb-x-rp) "I miss the old version" in pink noise at 10 dB: pocketsphinx
+    forces it onto a bid ("i raise to twelve hundred seven", asked about on its own), Moonshine
+    writes the words down. The room is not quiet, but the first ear's filter took the noise
+    out (``filtered_db`` at least ``STEADY_DB``): steady noise is not talk, so the veto holds
+    and the line is ignored. In babble the filter leaves the other talkers, and no veto."""
+    import numpy as np
+
+    from banker.config import load_config
+    from banker.editions import load_edition
+    from banker.speech import speaker_norm
+    from banker.speech.engine import make_engine
+    from banker.speech.two_ears import STEADY_DB
+    from banker.tools.clips import Voice
+    from banker.tools.transcribe import NewGameJudge
+
+    vb = load_edition("voice-banking")
+    ears = make_engine(load_config(), vb, grammar=SpeechGrammar(vb))
+    judge = NewGameJudge(vb)
+    clip = clips.pad(clips.speech("I miss the old version", Voice("espeak", "en-gb-x-rp", 135, 35)))
+    pcm = clips.mix(clip, "pink", 10.0, np.random.default_rng(1))
+    assert not speaker_norm.quiet(pcm)
+    first = ears.first.recognize(pcm, "any")
+    assert first.details["filtered_db"] >= STEADY_DB, first.details
+    assert judge.hear(first.text, first.confidence).decision == "confirm", first
+    heard = ears.recognize(pcm, "any")
+    assert heard.details.get("second_ear_vetoed") == 1.0, heard
+    assert judge.hear(heard.text, heard.confidence).decision == "reject", heard
+    talk = clips.mix(clip, "babble", 10.0, np.random.default_rng(1))
+    assert ears.first.recognize(talk, "any").details.get("filtered_db", 0.0) < STEADY_DB
+
+
 def test_the_rescore_tool_hears_a_record_by_the_live_rules() -> None:
     """``tools.second_ear_score`` scores saved records with the same rule functions the live
     ``SecondEar`` calls: agreement, veto and rescue decide the same way on given numbers."""
