@@ -67,7 +67,7 @@ class Auctions:
                 continue
             now = s.clock.now()
             self.current = Auction(street, now, last=now, starter=starter)
-            s.note_dialogue("dialogue_open", f"auction:{street}")
+            s.notes.note("dialogue_open", f"auction:{street}")
             s.say("auction_open", street=street, amount=Money(s.edition.auction.open))
             return
 
@@ -114,7 +114,7 @@ class Auctions:
         assert a is not None
         self.current = None
         if a.bidder is None:
-            s.note_dialogue("dialogue_closed", f"auction:{a.street}")  # on disk before it is said
+            s.notes.note("dialogue_closed", f"auction:{a.street}")  # on disk before it is said
             s.say("auction_unsold", street=a.street)
         else:
             cmd = Command(a.bidder, Intent("auction_close", {"property": a.street, "amount": a.amount}))

@@ -34,7 +34,7 @@ class Betting:
         s = self.session
         if self.hold is None:
             self.command = cmd
-            s.note_dialogue("dialogue_open", out.hold.kind if out.hold else "")
+            s.notes.note("dialogue_open", out.hold.kind if out.hold else "")
         self.events.extend(out.events)
         self.said.extend(said)
         s.state = fold(s.state, list(out.events))
@@ -64,7 +64,7 @@ class Betting:
             return False
         staked = bool(s.state.stakes)
         s.state = s.committed_state()
-        s.note_dialogue("dialogue_closed", self.hold.kind)
+        s.notes.note("dialogue_closed", self.hold.kind)
         self.clear()
         s.say("betting_cancelled" if staked else "cancelled")  # say that the stakes went back
         return True

@@ -22,6 +22,7 @@ from banker.interpreter.answers import Answers
 from banker.interpreter.auction import Auction, Auctions
 from banker.interpreter.betting import Betting
 from banker.interpreter.clock import Clock, RealClock, Timers, VirtualClock
+from banker.interpreter.dialogue_notes import DialogueNotes
 from banker.interpreter.hearing import Hearing, Said, Utterance, judge
 from banker.interpreter.policy import MONEY_REFUSALS, SESSION_INTENTS, Policy, in_hold, plain
 from banker.interpreter.questions import ANSWER_TIMEOUT, Confirm, Pending, RuleQuestion
@@ -82,7 +83,7 @@ class Session:
         self.history: list[Transaction] = list(history or [])
         self.state = self.committed_state()
         self.forced: dict[str, Any] = {}
-        self._closing: str | None = None  # a rules question ended: journal it unless a tx does
+        self.notes = DialogueNotes(lambda: self.journal)
         self._pending: Pending | None = None
         self.auctions = Auctions(self)
         self.betting = Betting(self)
@@ -133,29 +134,13 @@ class Session:
         if old is value:
             return
         if old is not None and old.marked:
-            self._closing = old.marker()
-        if value is not None and value.marked and self._closing == value.marker():
-            self._closing = None  # the same question again, nothing said between: still open
+            self.notes.ended(old.marker())
+        if value is not None and value.marked and self.notes.asked_again(value.marker()):
             return
         if value is not None and (isinstance(value, RuleQuestion)
                                   or (self.auction is None and self.hold is None)):
-            self._closing = None
             value.marked = True
-            if self.journal is not None:
-                self.journal.note("dialogue_open", value.marker())
-
-    def _journal_closing(self) -> None:
-        if self._closing is not None and self.journal is not None:
-            self.journal.note("dialogue_closed", self._closing)
-        self._closing = None
-
-    def note_dialogue(self, kind: str, marker: str) -> None:
-        """Journal an auction or betting round opening or closing, after a question's closing
-        still unwritten: a resume reads the last note, so an older question's "closed" must
-        not land after the new round's "open"."""
-        self._journal_closing()
-        if self.journal is not None:
-            self.journal.note(kind, marker)
+            self.notes.opened(value.marker())
 
     def committed_state(self) -> GameState:
         """The state of the journalled history (no open betting round)."""
@@ -167,7 +152,7 @@ class Session:
         return self.say_line(Line(key, params))
 
     def say_line(self, line: Line) -> str:
-        self._journal_closing()
+        self.notes.flush()
         text = self.replies.render(line)
         self.step.said.append(text)
         self.on_say(text)
@@ -175,7 +160,7 @@ class Session:
 
     def announce(self, said: list[str]) -> None:
         """Say already rendered lines (a transaction's, or the last one's again on resume)."""
-        self._journal_closing()
+        self.notes.flush()
         for text in said:
             self.step.said.append(text)
             self.on_say(text)
@@ -407,9 +392,8 @@ class Session:
                 return False
         else:
             tx.seq = len(self.history) + 1
-        self._closing = None  # a transaction closes any dialogue in the journal
-        if self._pending is not None and self._pending.marked and self.journal is not None:
-            self.journal.note("dialogue_open", self._pending.marker())  # another's tx: still open
+        p = self._pending
+        self.notes.committed(p.marker() if p is not None and p.marked else None)
         self.history.append(tx)
         self.state = fold(self.state, tx.events)
         return True

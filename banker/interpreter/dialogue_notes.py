@@ -1,0 +1,59 @@
+"""What the journal says about the dialogue in progress (a question, an auction, a betting
+round): ``dialogue_open`` and ``dialogue_closed`` notes, in the order a resume reads them.
+
+A resume trusts the last note, so the order is the whole point: a question's end is held
+back until the next words are said (a transaction in between closes every dialogue on its
+own), and is written before a new auction or betting round's "open", never after it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from banker.ledger import Journal
+
+
+class DialogueNotes:
+    """The dialogue notes of one session (``journal_of``: its journal now, or None)."""
+
+    def __init__(self, journal_of: Callable[[], Journal | None]) -> None:
+        self._journal_of = journal_of
+        self._closing: str | None = None  # a question ended: journal it unless a tx does
+
+    def note(self, kind: str, marker: str) -> None:
+        """An opening or closing, after a question's closing still unwritten."""
+        self.flush()
+        journal = self._journal_of()
+        if journal is not None:
+            journal.note(kind, marker)
+
+    def opened(self, marker: str) -> None:
+        """A question is asked: open on disk at once (any earlier one's end is moot)."""
+        self._closing = None
+        self.note("dialogue_open", marker)
+
+    def ended(self, marker: str) -> None:
+        """A question ended without a transaction: closed on disk before the next words."""
+        self._closing = marker
+
+    def asked_again(self, marker: str) -> bool:
+        """The same question again with nothing said between: it never closed."""
+        if self._closing != marker:
+            return False
+        self._closing = None
+        return True
+
+    def flush(self) -> None:
+        """Before anything is said: the ended question is closed on disk."""
+        if self._closing is not None:
+            closing, self._closing = self._closing, None
+            journal = self._journal_of()
+            if journal is not None:
+                journal.note("dialogue_closed", closing)
+
+    def committed(self, still_open: str | None) -> None:
+        """A transaction closed every dialogue on disk; ``still_open``: a question asked of
+        another player stays open, so it is noted open again."""
+        self._closing = None
+        if still_open is not None:
+            self.note("dialogue_open", still_open)
