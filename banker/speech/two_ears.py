@@ -3,8 +3,8 @@
 Receives 16 kHz mono int16 audio and a focus; returns the first ear's ``Heard``, its
 confidence raised when both ears mean the same command (act at once instead of "Did you
 say…?"), doubled in doubt when Moonshine wrote down table talk in a quiet room (or steady
-noise), or Moonshine's reading, doubted, when the first ear heard nothing at all. It never changes the first ear's
-words. Moonshine itself (model, snap onto the grammar) is ``moonshine_asr``; the settings that
+noise), or Moonshine's reading, doubted, when the first ear heard nothing at all. It never
+changes the first ear's words. Moonshine itself (model, snap onto the grammar) is ``moonshine_asr``; the settings that
 build this are ``asr.second_ear`` (``engine.make_engine``). Measurements: docs/decisions.md
 ("A second ear", "The second ear by default").
 """
@@ -120,9 +120,9 @@ class SecondEar:
     often taken for a string of phones). With ``veto``, a disagreement where Moonshine wrote
     down several words that make no command, in a quiet room (or one whose steady noise the
     first ear's filter took out), doubles the doubt of an unsure first reading (table talk
-    forced onto a command). With ``word_for_word``, a first reading
-    below the band is asked about (``DOUBTED``) when Moonshine wrote down the same command
-    word for word, and left as it was otherwise. With ``rescue`` (under, within), a first
+    forced onto a command). With ``word_for_word``, a first reading below the band is asked
+    about (``DOUBTED``) when Moonshine wrote down the same command word for word, and left as
+    it was otherwise. With ``rescue`` (under, within), a first
     reading below ``under`` (too unsure to be asked about) gives way to a different command
     Moonshine's snap moved at most ``within``, asked about. A swap needs a Moonshine reading
     of ``SWAP_WORDS`` words or more. With ``loose``, the same command from both ears, Moonshine's
