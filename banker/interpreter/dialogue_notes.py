@@ -23,9 +23,7 @@ class DialogueNotes:
     def note(self, kind: str, marker: str) -> None:
         """An opening or closing, after a question's closing still unwritten."""
         self.flush()
-        journal = self._journal_of()
-        if journal is not None:
-            journal.note(kind, marker)
+        self._write(kind, marker)
 
     def opened(self, marker: str) -> None:
         """A question is asked: open on disk at once (any earlier one's end is moot)."""
@@ -47,13 +45,16 @@ class DialogueNotes:
         """Before anything is said: the ended question is closed on disk."""
         if self._closing is not None:
             closing, self._closing = self._closing, None
-            journal = self._journal_of()
-            if journal is not None:
-                journal.note("dialogue_closed", closing)
+            self._write("dialogue_closed", closing)
 
     def committed(self, still_open: str | None) -> None:
         """A transaction closed every dialogue on disk; ``still_open``: a question asked of
         another player stays open, so it is noted open again."""
         self._closing = None
         if still_open is not None:
-            self.note("dialogue_open", still_open)
+            self._write("dialogue_open", still_open)
+
+    def _write(self, kind: str, marker: str) -> None:
+        journal = self._journal_of()
+        if journal is not None:
+            journal.note(kind, marker)

@@ -36,18 +36,20 @@ def describe(replies: Replies, cmd: Command, grammar: Grammar | None = None) -> 
     spec = grammar.intents.get(cmd.name) if grammar is not None else None
     if spec is not None and grammar is not None:
         values = {k: [(words[k], str(v))] for k, v in slots.items()}
-        best: tuple[int, str] | None = None
+        said = set(slots)
+        best: tuple[int, str, list[str]] | None = None
         for exp in grammar.expand(spec, values):
-            carried = {k for k, _ in exp.slots}
-            if carried == set(slots):
-                return _fill_numbers(exp.text, [k for k, _ in exp.slots], words)
-            if carried <= set(slots) and not (set(slots) - carried - STREET_SLOTS) and (
+            order = [k for k, _ in exp.slots]
+            carried = set(order)
+            if carried == said:
+                return _fill_numbers(exp.text, order, words)
+            if carried <= said and not (said - carried - STREET_SLOTS) and (
                     best is None or len(carried) > best[0]):
                 # the command's own sentence without a street an answer added (the street
                 # given up for rent): the words the player said, never without an amount
-                best = (len(carried), _fill_numbers(exp.text, [k for k, _ in exp.slots], words))
+                best = (len(carried), exp.text, order)
         if best is not None:
-            return best[1]
+            return _fill_numbers(best[1], best[2], words)
     # no sentence: the name and the values in one fixed order (a journal read back keeps
     # slots in its own order, and the same command must read the same after a resume)
     return " ".join([cmd.name.replace("_", " "),

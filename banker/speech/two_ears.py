@@ -4,8 +4,9 @@ Receives 16 kHz mono int16 audio and a focus; returns the first ear's ``Heard``,
 confidence raised when both ears mean the same command (act at once instead of "Did you
 say…?"), doubled in doubt when Moonshine wrote down table talk in a quiet room (or steady
 noise), or Moonshine's reading, doubted, when the first ear heard nothing at all. It never
-changes the first ear's words. Moonshine itself (model, snap onto the grammar) is ``moonshine_asr``; the settings that
-build this are ``asr.second_ear`` (``engine.make_engine``). Measurements: docs/decisions.md
+changes the first ear's words. Moonshine itself (model, snap onto the grammar) is
+``moonshine_asr``; the settings that build this are ``asr.second_ear``
+(``engine.make_engine``). Measurements: docs/decisions.md
 ("A second ear", "The second ear by default").
 """
 

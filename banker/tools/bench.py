@@ -417,8 +417,7 @@ def run_bench(quick: bool, out: Path | None, stream: TextIO | None = None,
     base_conditions = ("clean",) if quick else ("clean", "babble:10")
     print(f"banker bench: {n_cmd} commands, {n_chat} chatter, {n_focus} narrowed answers, "
           f"{len(conditions)} conditions ({', '.join(conditions)})", file=stream)
-    print(f"rendering clips (cached in {clips.cache_dir() / 'clips-2'})...", file=stream,
-          flush=True)
+    print(f"rendering clips (cached in {clips.clips_dir()})...", file=stream, flush=True)
     prog = Progress(len(items), stream)
     for it in items:
         clips.speech(it.text, it.voice)

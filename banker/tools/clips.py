@@ -32,6 +32,13 @@ def cache_dir() -> Path:
     return Path(base)
 
 
+def clips_dir() -> Path:
+    """Where rendered clips live. "clips-2": renders are the same on every machine since
+    (piper seeded per clip, sox dithering from a fixed seed, -R); older caches held one
+    machine's random renders."""
+    return cache_dir() / "clips-2"
+
+
 class ClipError(Exception):
     """A voice could not render (a tool missing or failing)."""
 
@@ -71,9 +78,7 @@ def _clip_id(text: str, voice: Voice) -> str:
 def clip_path(text: str, voice: Voice) -> Path:
     slug = re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")[:60]
     digest = _clip_id(text, voice)
-    # "clips-2": renders are the same on every machine since (piper seeded per clip, sox
-    # dithering from a fixed seed, -R); older caches held one machine's random renders
-    return cache_dir() / "clips-2" / voice.key / f"{slug}-{digest}.wav"
+    return clips_dir() / voice.key / f"{slug}-{digest}.wav"
 
 
 def speech(text: str, voice: Voice = PIPER) -> Pcm:
@@ -197,7 +202,7 @@ BABBLE_VOICES = ("en-gb+f2", "en-us+m1", "en-gb-scotland+m4", "en-us+f3", "en-02
 @lru_cache(maxsize=1)
 def babble_bed() -> npt.NDArray[np.float64]:
     """About 40 s of several espeak voices talking over each other (unit RMS), cached."""
-    path = cache_dir() / "clips-2" / "babble-bed.wav"
+    path = clips_dir() / "babble-bed.wav"
     if not path.exists():
         talkers = []
         for k, name in enumerate(BABBLE_VOICES[:5]):
