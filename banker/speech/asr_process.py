@@ -88,7 +88,7 @@ def _answer_requests(conn: Connection, config: dict[str, Any], edition: Edition)
         warmed.add(msg.focus)
         try:
             heard = engine.recognize(np.frombuffer(msg.audio, dtype=np.int16), msg.focus,
-                                      msg.speaker)
+                                      msg.speaker, msg.room_db)
         except Exception as exc:
             conn.send(TranscribeFailed(f"{type(exc).__name__}: {exc}"))
             continue
@@ -132,26 +132,28 @@ class ProcessRecognizer:
                     return self._wait_ready()
             return bool(self._ready)
 
-    def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "") -> Heard:
+    def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "",
+                  room_db: float | None = None) -> Heard:
         with self._lock:
             if self._local is None and self._wait_ready():
                 try:
                     self._conn.send(Transcribe(np.asarray(pcm, dtype=np.int16).tobytes(), focus,
-                                                speaker))
+                                                speaker, room_db))
                     answer: FromChild = self._conn.recv()
                     if isinstance(answer, Transcript):
                         return answer.heard
                     raise RuntimeError(getattr(answer, "error", repr(answer)))
                 except (EOFError, OSError, BrokenPipeError):
                     pass  # the child is gone: carry on here
-            return self._in_process(pcm, focus, speaker)
+            return self._in_process(pcm, focus, speaker, room_db)
 
-    def _in_process(self, pcm: Pcm, focus: str, speaker: str = "") -> Heard:
+    def _in_process(self, pcm: Pcm, focus: str, speaker: str = "",
+                    room_db: float | None = None) -> Heard:
         if self._local is None:
             from banker.speech.engine import make_engine
 
             self._local = make_engine(self.config, self.edition, live=True)
-        return self._local.recognize(np.asarray(pcm, dtype=np.int16), focus, speaker)
+        return self._local.recognize(np.asarray(pcm, dtype=np.int16), focus, speaker, room_db)
 
     def close(self) -> None:
         with contextlib.suppress(OSError):

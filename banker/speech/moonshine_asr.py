@@ -212,7 +212,8 @@ class MoonshineRecognizer:
         self.lexicon.learn({w for _s, w, _d, _p in fsa.arcs if w})
         warm(fsa, self.sound)
 
-    def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "") -> Heard:
+    def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "",
+                  room_db: float | None = None) -> Heard:
         t0 = time.perf_counter()
         pcm = np.asarray(pcm, dtype=np.int16)
         lo, hi = speech_span(pcm)  # untrimmed, silence around the speech often gives ""

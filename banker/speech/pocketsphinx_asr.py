@@ -284,18 +284,22 @@ class PocketsphinxRecognizer:
         self.decoder.process_raw(pcm.tobytes(), no_search=False, full_utt=True)
         self.decoder.end_utt()
 
-    def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "") -> Heard:
+    def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "",
+                  room_db: float | None = None) -> Heard:
         """``speaker``: that player's start values (``speaker_norm``); "" for an utterance
-        on its own (offline files, a player not heard yet)."""
+        on its own (offline files, a player not heard yet). ``room_db``: the room before the
+        listener's noise filter (None: ``pcm`` is unfiltered; this engine may filter it)."""
         t0 = time.perf_counter()
         pcm = np.asarray(pcm, dtype=np.int16)
-        quiet = speaker_norm.quiet(pcm)  # a voice is learnt and used in a quiet room only
+        quiet = speaker_norm.quiet(pcm, room_db)  # a voice is learnt and used in a quiet room only
         self._start = speaker_norm.fmt(speaker_norm.parse(speaker)) if speaker and quiet else ""
         if len(pcm) < RATE // 10:
             return Heard("", 0.0, engine=self.engine, focus=focus)
         filtered: dict[str, float] = {}
-        if self.denoiser is not None and wanted(pcm, self.tuning.denoise,
-                                                 self.tuning.denoise_below_db):
+        if room_db is not None:  # filtered by the listener: the same report as our own filter's
+            filtered["filtered_db"] = background_db(pcm)
+        elif self.denoiser is not None and wanted(pcm, self.tuning.denoise,
+                                                   self.tuning.denoise_below_db):
             pcm = self.denoiser.process(pcm)
             # how quiet the room is once the filter took its steady noise out (babble stays)
             filtered["filtered_db"] = background_db(pcm)

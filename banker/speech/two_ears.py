@@ -143,8 +143,10 @@ class SecondEar:
         self.empty_below, self.veto, self.word_for_word = empty_below, veto, word_for_word
         self.engine = f"{first.engine}+{second.engine}"
 
-    def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "") -> Heard:
-        heard = self.first.recognize(pcm, focus, speaker)  # the speaker's values are the first's
+    def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "",
+                  room_db: float | None = None) -> Heard:
+        # the speaker's values are the first's; the room as heard, for both ears' judgement
+        heard = self.first.recognize(pcm, focus, speaker, room_db)
         lo, hi = self.unsure
         if not heard.text and self.empty_below is not None and len(pcm) >= RATE // 4:
             return self._instead_of_nothing(heard, pcm, focus)
@@ -178,7 +180,7 @@ class SecondEar:
             conf = raised
             if not agree:
                 details["second_ear_loosely_agrees"] = 1.0
-        elif self.veto and self._chatter(heard, other, pcm):
+        elif self.veto and self._chatter(heard, other, pcm, room_db):
             conf *= VETO_FACTOR
             details["second_ear_vetoed"] = 1.0
         elif takes_second(conf, near, len(other.text.split()), deep, self.swap_below,
@@ -196,12 +198,13 @@ class SecondEar:
                      details, alternatives)
 
     @staticmethod
-    def _chatter(heard: Heard, other: Heard, pcm: Pcm) -> bool:
-        """Moonshine heard several words and no command, in a quiet room or steady noise."""
+    def _chatter(heard: Heard, other: Heard, pcm: Pcm, room_db: float | None) -> bool:
+        """Moonshine heard several words and no command, in a quiet room or steady noise
+        (the room as heard, ``room_db``, when the listener filtered the audio already)."""
         return vetoes(heard.confidence, other.text, other.details.get("free_words", 0.0),
                       other.details.get("snap_distance", 1.0),
                       lambda: (steady(heard.details.get("filtered_db", 0.0))
-                               or speaker_norm.quiet(np.asarray(pcm, dtype=np.int16))))
+                               or speaker_norm.quiet(np.asarray(pcm, dtype=np.int16), room_db)))
 
     def prepare(self, focus: str) -> None:
         """Compile both ears' searches for ``focus`` now (the recogniser's process warms its

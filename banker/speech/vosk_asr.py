@@ -69,7 +69,8 @@ class VoskRecognizer:
             self._recognizers[focus] = rec
         return rec
 
-    def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "") -> Heard:
+    def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "",
+                  room_db: float | None = None) -> Heard:
         t0 = time.perf_counter()
         rec = self._recognizer(focus)
         data = np.asarray(pcm, dtype=np.int16).tobytes()

@@ -388,3 +388,48 @@ def test_the_rescore_tool_hears_a_record_by_the_live_rules() -> None:
     assert outcome(record, live, judges)["right"]
     tighter = Policy(swap_below=0.05, rescue=(RESCUE_UNDER, 0.15))
     assert outcome(record, tighter, judges)["decision"] == "reject"
+
+
+def test_the_live_path_judges_the_room_as_heard_not_as_the_filter_left_it() -> None:
+    """At the table the listener filters the noise as the player talks (``LiveCleaner``) and
+    hands the ears clean audio. Talk at 10 dB babble looks quiet after the filter, so judged
+    on that audio the veto held in babble live, where on a file (the first ear filters it
+    itself) it never does. The listener now passes the room as heard (``room_db``): espeak-ng's
+    "did you see the game last night" in babble is no longer vetoed live, and the same line
+    in pink noise still is, as on a file."""
+    import numpy as np
+
+    from banker.config import load_config
+    from banker.editions import load_edition
+    from banker.frontends.voice.listener import decodable
+    from banker.speech import speaker_norm
+    from banker.speech.denoise import Denoiser, LiveCleaner
+    from banker.speech.engine import make_engine
+    from banker.speech.two_ears import STEADY_DB
+    from banker.speech.vad import Utterance
+    from banker.tools.clips import Voice
+
+    vb = load_edition("voice-banking")
+    ears = make_engine(load_config(), vb, grammar=SpeechGrammar(vb))
+    denoiser = Denoiser()
+
+    def live(pcm: np.ndarray) -> tuple[np.ndarray, float | None]:
+        clean = LiveCleaner(denoiser)
+        for i in range(0, len(pcm), 480):  # 30 ms frames, as the microphone delivers them
+            clean.feed(pcm[i:i + 480].tobytes())
+        return decodable(Utterance(pcm, "silence", None, None), clean, True)
+
+    clip = clips.pad(clips.speech("did you see the game last night", Voice("espeak", "en-us+m3", 140, 50)))
+    talk = clips.mix(clip, "babble", 10.0, np.random.default_rng(2))
+    audio, room_db = live(talk)
+    assert room_db is not None and not speaker_norm.quiet(talk)
+    assert speaker_norm.quiet(audio)  # the filter's output alone would pass for a quiet room
+    heard = ears.recognize(audio, "any", "", room_db)
+    assert heard.details["filtered_db"] < STEADY_DB, heard.details
+    assert "second_ear_vetoed" not in heard.details, heard
+    assert ears.recognize(audio, "any").details.get("second_ear_vetoed") == 1.0  # judged as left
+    hum = clips.mix(clips.pad(clips.speech("I miss the old version", Voice("espeak", "en-gb-x-rp", 135, 35))),
+                    "pink", 10.0, np.random.default_rng(1))
+    audio, room_db = live(hum)
+    heard = ears.recognize(audio, "any", "", room_db)
+    assert heard.details["filtered_db"] >= STEADY_DB and heard.details.get("second_ear_vetoed") == 1.0, heard

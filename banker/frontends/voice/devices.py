@@ -318,9 +318,10 @@ class _Serialised:
         self.engine = inner.engine
         self._lock = threading.Lock()
 
-    def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "") -> Heard:
+    def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "",
+                  room_db: float | None = None) -> Heard:
         with self._lock:
-            return self.inner.recognize(pcm, focus, speaker)
+            return self.inner.recognize(pcm, focus, speaker, room_db)
 
     def warm(self) -> None:
         """Decode a moment of room noise once per focus: a grammar is compiled on first use
