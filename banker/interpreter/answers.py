@@ -305,9 +305,10 @@ class Answers:
         return None
 
     def pick_candidate(self, cands: tuple[Command, ...], text: str) -> Command | None:
-        """The candidate the words name ("Which one?" - "the avenue one: Baltic")."""
+        """The candidate the words name ("Which one?" - "the avenue one: Baltic"; "Dog or
+        Cat?" - "the dog")."""
         words = normalize(text).split()
-        spans = [sp for sp in self.session.matcher.spot(words) if sp[2] == "@s"]
+        spans = [sp for sp in self.session.matcher.spot(words) if sp[2] in ("@s", "@p")]
         names = {spans[0][3][0][0]} if len(spans) == 1 else set()
         for c in cands:
             if names and names & {str(v) for v in c.intent.slots.values()}:

@@ -100,7 +100,10 @@ class Choose(Pending):
     candidates: tuple[Command, ...]
 
     def expecting(self) -> str:
-        return "street"
+        """Listen for what tells the candidates apart: "Dog or T-Rex?" is answered with a
+        token ("the dog"), which the street focus has no words for (it heard "that is all")."""
+        kinds = {EXPECT_BY_SLOT.get(k, "any") for k in differing_slots(self.candidates)}
+        return kinds.pop() if len(kinds) == 1 else "any"
 
 
 @dataclass(kw_only=True)
@@ -155,6 +158,14 @@ class UndoQuestion(Pending):
 def differing_names(cands: tuple[Command, ...]) -> list[str]:
     """The names that tell candidates apart ("Which one: Baltic Avenue or Park Place?")."""
     return differing_slot_names([c.intent.slots for c in cands])
+
+
+def differing_slots(cands: tuple[Command, ...]) -> list[str]:
+    """The slots whose values are not the same in every candidate, in order."""
+    slots = [c.intent.slots for c in cands]
+    keys = [k for one in slots for k in one]
+    return [k for i, k in enumerate(keys) if k not in keys[:i]
+            and any(one.get(k) != slots[0].get(k) for one in slots)]
 
 
 def differing_slot_names(slots: Sequence[Mapping[str, Any]]) -> list[str]:

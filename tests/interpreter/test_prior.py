@@ -205,3 +205,19 @@ def test_two_readings_differing_in_an_amount_too_are_never_asked_by_names_alone(
     s2, said2 = _table(None)
     s2.hear("racecar", "buy Boardwalk", 0.6, alternatives=(("buy Park Place", 0.55),))
     assert isinstance(s2.pending, Choose), said2  # names alone: asked between
+
+
+def test_a_choice_between_players_listens_for_a_token() -> None:
+    """ "Dog or Racecar?" is answered "the dog": the recogniser listens for tokens (the
+    ``player`` focus), not for streets, whose focus has no token (at the simulated table it
+    heard "the dog" as "that is all", twice). Between streets it listens for a street."""
+    said: list[str] = []
+    s = Session(VB, ["racecar", "dog", "cat"], clock=VirtualClock(), on_say=said.append)
+    s.hear("racecar", "pay 200 to the dog", 0.6, alternatives=(("pay 200 to the cat", 0.55),))
+    assert isinstance(s.pending, Choose), said
+    assert s.expecting()[0] == "player"
+    s.hear("racecar", "the dog", 0.9)
+    assert (s.state.cash("dog"), s.state.cash("cat")) == (1700, 1500), said
+    s2, said2 = _table(None)
+    s2.hear("racecar", "buy Boardwalk", 0.6, alternatives=(("buy Park Place", 0.55),))
+    assert isinstance(s2.pending, Choose) and s2.expecting()[0] == "street", said2
