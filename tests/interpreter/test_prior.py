@@ -167,8 +167,11 @@ def test_the_same_command_on_both_tries_is_at_least_asked_about() -> None:
     out = prior.combine((_reading("Boardwalk", 0.2),), (_reading("Boardwalk", 0.2),))
     assert out[0].confidence == prior.REPEATED
     assert CONFIRM_FLOOR < prior.REPEATED < ACCEPT_MONEY
-    weak = prior.combine((_reading("Boardwalk", 0.1),), (_reading("Boardwalk", 0.2),))
+    weak = prior.combine((_reading("Boardwalk", 0.05),), (_reading("Boardwalk", 0.2),))
     assert weak[0].confidence < CONFIRM_FLOOR
+    # the simulated table: a clear "I'll buy Baltic Avenue" heard right at 0.13, then 0.15
+    low = prior.combine((_reading("Boardwalk", 0.13),), (_reading("Boardwalk", 0.15),))
+    assert low[0].confidence == prior.REPEATED
 
 
 def test_a_query_heard_the_same_twice_is_answered() -> None:
