@@ -23,6 +23,7 @@ from banker.interpreter.questions import (
     RuleQuestion,
     SlotQuestion,
     UndoQuestion,
+    differing_names,
 )
 from banker.nlu.matcher import Ambiguous, Match, NotRecognized, Recognized
 from banker.nlu.normalize import PLACEHOLDER, normalize, with_placeholders
@@ -308,8 +309,11 @@ class Answers:
         """The candidate the words name ("Which one?" - "the avenue one: Baltic"; "Dog or
         Cat?" - "the dog")."""
         words = normalize(text).split()
-        spans = [sp for sp in self.session.matcher.spot(words) if sp[2] in ("@s", "@p")]
-        names = {spans[0][3][0][0]} if len(spans) == 1 else set()
+        spans = [(sp[2], sp[3][0][0]) for sp in self.session.matcher.spot(words)
+                 if sp[2] in ("@s", "@p")]
+        telling = set(differing_names(cands))  # "the cat's Boardwalk" still names Boardwalk
+        apart = {v for _k, v in spans if v in telling} or {v for k, v in spans if k == "@s"}
+        names = apart if len(apart) == 1 else set()
         for c in cands:
             if names and names & {str(v) for v in c.intent.slots.values()}:
                 return c

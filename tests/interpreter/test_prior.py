@@ -224,3 +224,5 @@ def test_a_choice_between_players_listens_for_a_token() -> None:
     s2, said2 = _table(None)
     s2.hear("racecar", "buy Boardwalk", 0.6, alternatives=(("buy Park Place", 0.55),))
     assert isinstance(s2.pending, Choose) and s2.expecting()[0] == "street", said2
+    s2.hear("racecar", "the cat says park place", 0.9)  # a token that tells nothing apart
+    assert said2[-1] == "Did you say buy Park Place?", said2
