@@ -156,7 +156,7 @@ class Listener:
                         and det.quiet_frames == GUESS_AFTER_FRAMES):
                     # A pause: maybe the end. Recognise what we have while the hang-over
                     # runs; if no more speech comes, the answer is ready when the turn ends.
-                    guess = _Guess(self.recognizer, decodable(det.utterance(), clean, False),
+                    guess = _Guess(self.recognizer, *decodable(det.utterance(), clean, False),
                                    ls.focus, det.last_voiced, _voice(ls, det.utterance()))
         finally:
             self.mic.stop_listening()
@@ -185,7 +185,7 @@ def _voice(ls: Listening, utt: Utterance) -> str:
 class _Guess:
     """Recognition started early, at a pause, on a thread of its own."""
 
-    def __init__(self, recognizer: Recognizer, audio: tuple[Pcm, float | None], focus: str,
+    def __init__(self, recognizer: Recognizer, audio: Pcm, room_db: float | None, focus: str,
                  last_voiced: int | None, voice: str = "") -> None:
         self.last_voiced = last_voiced
         self._done = threading.Event()
@@ -194,7 +194,7 @@ class _Guess:
 
         def run() -> None:
             try:
-                self._value = recognizer.recognize(audio[0], focus, voice, audio[1])
+                self._value = recognizer.recognize(audio, focus, voice, room_db)
             except BaseException as exc:  # re-raised where the result is used
                 self._error = exc
             finally:
