@@ -31,6 +31,9 @@ class Hearing:
     confidence: float = 0.0  # 0-1
     candidates: tuple[Recognized, ...] = ()  # an ambiguous name: ask which
     choose: bool = False  # two close readings of speech: ask between them ("X or Y?")
+    # (refusal code, the name heard): said before the question that replaced a reading
+    # naming nobody at the table (``counterparts``)
+    instead: tuple[str, str] | None = None
 
 
 class Utterance(Protocol):

@@ -85,17 +85,25 @@ class Policy:
     def legal(self, state: GameState, player: str, intent: str, slots: Mapping[str, Any], *,
               forced: Mapping[str, Any] | None = None, hold: Hold | None = None) -> bool:
         """Would the rules accept this now? (A money refusal still counts as legal.)"""
+        return self.why_not(state, player, intent, slots, forced=forced, hold=hold) is None
+
+    def why_not(self, state: GameState, player: str, intent: str, slots: Mapping[str, Any], *,
+                forced: Mapping[str, Any] | None = None, hold: Hold | None = None) -> str | None:
+        """The rules' refusal code for this command now; None when they would take it (a
+        money refusal counts as taken; "error": deciding it failed)."""
         if intent in SESSION_INTENTS or intent in QUERIES or intent == "bid":
-            return True
+            return None
         if any(slots.get(s) is None for s in self.requires(intent)):
-            return True  # the first step of a two-step command: the rest is asked for
+            return None  # the first step of a two-step command: the rest is asked for
         cmd = in_hold(Command(player, Intent(intent, dict(slots))), hold)
         try:
             t = self.trial(state, cmd, forced or {})
         except Exception:
-            return False
+            return "error"
         self._last = t
-        return t.refusal is None or t.refusal.code in MONEY_REFUSALS
+        if t.refusal is None or t.refusal.code in MONEY_REFUSALS:
+            return None
+        return t.refusal.code
 
 
 def in_hold(cmd: Command, hold: Hold | None) -> Command:

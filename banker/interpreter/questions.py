@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from banker.interpreter.hearing import Hearing
-from banker.rules import Command, Intent, Line, Question
+from banker.rules import Command, Intent, Line, Question, Who
 
 if TYPE_CHECKING:
     from banker.interpreter.session import Session
@@ -194,7 +194,9 @@ def ask_choose(s: Session, player: str, hearing: Hearing) -> None:
     cands = tuple(Command(player, Intent(c.intent, dict(c.slots))) for c in hearing.candidates)
     s.pending = Choose(asked=frozenset({player}), deadline=s.clock.now() + ANSWER_TIMEOUT,
                        candidates=cands)
-    s.say("which_one", options=differing_names(cands))
+    # a token by its name ("Dog or T-Rex?", not "Dog or trex?"), a street as it is written
+    s.say("which_one", options=[Who(n) if n in s.state.players else n
+                                for n in differing_names(cands)])
 
 
 def ask_slot(s: Session, cmd: Command, slot: str) -> None:

@@ -17,7 +17,7 @@ from functools import partial
 from typing import Any
 
 from banker.editions.model import Edition
-from banker.interpreter import prior, questions, undo, wording
+from banker.interpreter import counterparts, prior, questions, undo, wording
 from banker.interpreter.answers import Answers
 from banker.interpreter.auction import Auction, Auctions
 from banker.interpreter.betting import Betting
@@ -214,7 +214,9 @@ class Session:
             return top, ()
         rs = prior.combine(earlier, prior.readings(
             ((text, conf), *getattr(heard, "alternatives", ())), self.matcher.match, legal))
-        return prior.weigh(top, rs, judged, questions.differing_slot_names), rs
+        hearing = prior.weigh(top, rs, judged, questions.differing_slot_names)
+        return counterparts.at_the_table(hearing, self.state.seated, who, partial(
+            self.policy.why_not, self.state, who, forced=self.forced, hold=self.hold)), rs
 
     def hear(self, player: str, text: str, confidence: float | None = None,
              alternatives: tuple[tuple[str, float], ...] = ()) -> None:
@@ -238,6 +240,8 @@ class Session:
                 self._tries[player] = (self.clock.now(), prior.remembered(rs))
             self.say("sorry")
             return
+        if hearing.instead is not None:  # "Racecar isn't playing in this game." first
+            self.say(f"refused.{hearing.instead[0]}", player=Who(hearing.instead[1]))
         if hearing.decision == "confirm" and confidence is not None and not hearing.choose:
             questions.ask_confirm(self, player, hearing)
             return

@@ -226,3 +226,45 @@ def test_a_choice_between_players_listens_for_a_token() -> None:
     assert isinstance(s2.pending, Choose) and s2.expecting()[0] == "street", said2
     s2.hear("racecar", "the cat says park place", 0.9)  # a token that tells nothing apart
     assert said2[-1] == "Did you say buy Park Place?", said2
+
+
+# --- names nobody at the table answers to ---------------------------------------------------
+
+def test_a_token_nobody_plays_is_said_and_the_players_who_could_be_meant_asked() -> None:
+    """ "pay car two hundred" heard unsure in a game without a racecar (espeak-ng's "the dog"
+    at the simulated table, three times): not "Did you say pay M200 to Racecar?", which a yes
+    could only get refused, but the reason and the players it could be; answered, paid."""
+    said: list[str] = []
+    s = Session(VB, ["dog", "trex", "cat"], clock=VirtualClock(), on_say=said.append)
+    s.hear("trex", "pay car two hundred", 0.69)
+    assert said == ["Racecar isn't playing in this game.", "Dog or Cat?"], said
+    assert isinstance(s.pending, Choose) and s.expecting()[0] == "player"
+    s.hear("trex", "the dog", 0.97)
+    assert (s.state.cash("dog"), s.state.cash("trex"), s.state.cash("cat")) == (1700, 1300, 1500)
+    said.clear()  # two players: the one other player is asked about
+    s2 = Session(VB, ["dog", "trex"], clock=VirtualClock(), on_say=said.append)
+    s2.hear("trex", "pay car two hundred", 0.69)
+    assert said == ["Racecar isn't playing in this game.", "Did you say pay M200 to Dog?"]
+    assert s2.state.cash("dog") == 1500
+
+
+def test_a_token_nobody_plays_heard_clearly_or_typed_is_refused_as_said() -> None:
+    """Heard surely, or typed, the name is what was said: refused with its reason, no
+    question (never turned into another player's payment by itself)."""
+    for conf in (None, 0.97):
+        said: list[str] = []
+        s = Session(VB, ["dog", "trex", "cat"], clock=VirtualClock(), on_say=said.append)
+        s.hear("trex", "pay the racecar two hundred", conf)
+        assert said == ["Racecar isn't playing in this game."] and s.pending is None, said
+        assert s.state.cash("trex") == 1500
+
+
+def test_a_choice_drops_the_reading_that_pays_the_speaker() -> None:
+    """ "pay one hundred fifty to the dinosaur" (the T-Rex speaking) close to "… to the dog":
+    not "Dog or T-Rex?" but the one reading that can be meant, read back."""
+    said: list[str] = []
+    s = Session(VB, ["dog", "trex", "cat"], clock=VirtualClock(), on_say=said.append)
+    s.hear("trex", "pay one hundred fifty to the dinosaur", 0.6,
+           alternatives=(("pay one hundred fifty to the dog", 0.55),))
+    assert said == ["Did you say pay M150 to Dog?"], said
+    assert isinstance(s.pending, Confirm)
