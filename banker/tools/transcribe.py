@@ -26,7 +26,7 @@ from banker.interpreter.hearing import Hearing, Said, judge
 from banker.interpreter.policy import plain
 from banker.nlu.canonical import spec_intent, spec_slots
 from banker.nlu.context import Context
-from banker.nlu.matcher import Matcher
+from banker.nlu.matcher import Matcher, Recognized
 from banker.speech.base import AudioFileError, Heard, Pcm, Recognizer, read_wav
 
 
@@ -44,27 +44,36 @@ class Verdict:
 
 class NewGameJudge:
     """What ``play`` would decide about an utterance at the start of a game: every token of
-    the edition seated, nothing owned, the first token speaking, nothing asked."""
+    the edition seated, nothing owned, the first token speaking (the second when the words
+    name the first), nothing asked."""
 
     def __init__(self, edition: Edition, options: Mapping[str, str] | None = None,
                  matcher: Matcher | None = None) -> None:
         from banker.interpreter.session import Session
 
-        tokens = list(edition.token_ids)[: edition.max_players]
-        self.session = Session(edition, tokens, options=dict(options or {}), matcher=matcher)
-        self.player = tokens[0]
+        self.tokens = list(edition.token_ids)[: edition.max_players]
+        self.session = Session(edition, self.tokens, options=dict(options or {}), matcher=matcher)
+        self.player = self.tokens[0]
         self.matcher = self.session.matcher
 
     def risk(self, intent: str) -> str:
         return self.session.policy.risk(intent)
 
+    def speaker(self, text: str) -> str:
+        """Who pressed: the first token, or the second when the words name the first (a
+        player doesn't pay or ask about themself: "pay the t rex fifty" by the T-Rex would be
+        a name nobody can mean, ``interpreter.counterparts``)."""
+        m = self.matcher.match(text)
+        named = m.slots.get("player") if isinstance(m, Recognized) else None
+        return self.tokens[1] if named == self.player and len(self.tokens) > 1 else self.player
+
     def hear(self, text: str, confidence: float | None) -> Hearing:
-        return self.session.understand(Said(text, confidence), self.player)
+        return self.session.understand(Said(text, confidence), self.speaker(text))
 
     def verdict(self, heard: Heard) -> Verdict:
         """As ``play`` weighs it: the recogniser's other readings too (``Heard.alternatives``),
         so a choice question is reported as one."""
-        h = self.session.understand(heard, self.player)
+        h = self.session.understand(heard, self.speaker(heard.text))
         slots = {} if h.decision == "reject" else plain(h.slots)
         choices = tuple((c.intent, plain(c.slots)) for c in h.candidates) if h.choose else ()
         return Verdict(heard.text, h.intent if h.decision != "reject" else "none", slots,
