@@ -42,6 +42,14 @@ from banker.speech.protocols import (
 )
 
 
+def _bytes(pcm: Pcm) -> bytes:
+    return np.asarray(pcm, dtype=np.int16).tobytes()
+
+
+def _pcm(data: bytes | None) -> Pcm | None:
+    return None if data is None else np.frombuffer(data, dtype=np.int16)
+
+
 def _serve(conn: Connection, config: dict[str, Any], edition: Edition) -> None:
     """The child: load the engine, warm every focus's grammar, then answer requests.
 
@@ -88,7 +96,7 @@ def _answer_requests(conn: Connection, config: dict[str, Any], edition: Edition)
         warmed.add(msg.focus)
         try:
             heard = engine.recognize(np.frombuffer(msg.audio, dtype=np.int16), msg.focus,
-                                      msg.speaker, msg.room_db)
+                                      msg.speaker, _pcm(msg.raw))
         except Exception as exc:
             conn.send(TranscribeFailed(f"{type(exc).__name__}: {exc}"))
             continue
@@ -133,27 +141,27 @@ class ProcessRecognizer:
             return bool(self._ready)
 
     def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "",
-                  room_db: float | None = None) -> Heard:
+                  raw: Pcm | None = None) -> Heard:
         with self._lock:
             if self._local is None and self._wait_ready():
                 try:
                     self._conn.send(Transcribe(np.asarray(pcm, dtype=np.int16).tobytes(), focus,
-                                                speaker, room_db))
+                                                speaker, None if raw is None else _bytes(raw)))
                     answer: FromChild = self._conn.recv()
                     if isinstance(answer, Transcript):
                         return answer.heard
                     raise RuntimeError(getattr(answer, "error", repr(answer)))
                 except (EOFError, OSError, BrokenPipeError):
                     pass  # the child is gone: carry on here
-            return self._in_process(pcm, focus, speaker, room_db)
+            return self._in_process(pcm, focus, speaker, raw)
 
     def _in_process(self, pcm: Pcm, focus: str, speaker: str = "",
-                    room_db: float | None = None) -> Heard:
+                    raw: Pcm | None = None) -> Heard:
         if self._local is None:
             from banker.speech.engine import make_engine
 
             self._local = make_engine(self.config, self.edition, live=True)
-        return self._local.recognize(np.asarray(pcm, dtype=np.int16), focus, speaker, room_db)
+        return self._local.recognize(np.asarray(pcm, dtype=np.int16), focus, speaker, raw)
 
     def close(self) -> None:
         with contextlib.suppress(OSError):

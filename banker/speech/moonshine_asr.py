@@ -213,7 +213,7 @@ class MoonshineRecognizer:
         warm(fsa, self.sound)
 
     def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "",
-                  room_db: float | None = None) -> Heard:
+                  raw: Pcm | None = None) -> Heard:
         t0 = time.perf_counter()
         pcm = np.asarray(pcm, dtype=np.int16)
         lo, hi = speech_span(pcm)  # untrimmed, silence around the speech often gives ""

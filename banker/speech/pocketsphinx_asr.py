@@ -285,18 +285,18 @@ class PocketsphinxRecognizer:
         self.decoder.end_utt()
 
     def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "",
-                  room_db: float | None = None) -> Heard:
+                  raw: Pcm | None = None) -> Heard:
         """``speaker``: that player's start values (``speaker_norm``); "" for an utterance
-        on its own (offline files, a player not heard yet). ``room_db``: the room before the
+        on its own (offline files, a player not heard yet). ``raw``: the audio before the
         listener's noise filter (None: ``pcm`` is unfiltered; this engine may filter it)."""
         t0 = time.perf_counter()
         pcm = np.asarray(pcm, dtype=np.int16)
-        quiet = speaker_norm.quiet(pcm, room_db)  # a voice is learnt and used in a quiet room only
+        quiet = speaker_norm.quiet(pcm, raw)  # a voice is learnt and used in a quiet room only
         self._start = speaker_norm.fmt(speaker_norm.parse(speaker)) if speaker and quiet else ""
         if len(pcm) < RATE // 10:
             return Heard("", 0.0, engine=self.engine, focus=focus)
         filtered: dict[str, float] = {}
-        if room_db is not None:  # filtered by the listener: the same report as our own filter's
+        if raw is not None:  # filtered by the listener: the same report as our own filter's
             filtered["filtered_db"] = background_db(pcm)
         elif self.denoiser is not None and wanted(pcm, self.tuning.denoise,
                                                    self.tuning.denoise_below_db):

@@ -60,12 +60,13 @@ class Recognizer(Protocol):
     engine: str
 
     def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "",
-                  room_db: float | None = None) -> Heard:
+                  raw: Pcm | None = None) -> Heard:
         """Recognise one utterance (16 kHz mono int16). ``speaker``: the pressing player's
         start values (``speaker_norm``; "" = the utterance on its own). An engine that can't
-        use them ignores them. ``room_db``: None when ``pcm`` is the audio as heard; when the
-        listener has filtered its noise already, the raw audio's ``base.background_db``, so
-        the room is judged as it was and not as the filter left it."""
+        use them ignores them. ``raw``: None when ``pcm`` is the audio as heard; when the
+        listener has filtered its noise already, the audio as heard (the same samples before
+        the filter), so the room is judged as it was and not as the filter left it, and an
+        engine that does better on unfiltered speech (Moonshine) can hear that."""
         ...
 
 
@@ -139,12 +140,12 @@ class EngineFailed:
 @dataclass(frozen=True)
 class Transcribe:
     """Recognise ``audio`` (int16 bytes) for ``focus``, for ``speaker`` (start values);
-    ``room_db``: the room before the listener's noise filter (``Recognizer.recognize``)."""
+    ``raw``: the audio before the listener's noise filter (``Recognizer.recognize``)."""
 
     audio: bytes
     focus: str = "any"
     speaker: str = ""
-    room_db: float | None = None
+    raw: bytes | None = None
 
 
 @dataclass(frozen=True)

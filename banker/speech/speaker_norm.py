@@ -29,11 +29,11 @@ KEYS = tuple(f"cmn{i}" for i in range(DIMS))
 QUIET_DB = 28.0
 
 
-def quiet(pcm: Pcm, room_db: float | None = None) -> bool:
+def quiet(pcm: Pcm, raw: Pcm | None = None) -> bool:
     """Whether ``pcm`` is quiet enough around the speech for a player's voice to count.
-    ``room_db``: the room as heard (``background_db`` of the raw audio) when ``pcm`` has been
-    through the noise filter already, which would make any room look quiet."""
-    return (background_db(pcm) if room_db is None else room_db) >= QUIET_DB
+    ``raw``: the audio as heard when ``pcm`` has been through the noise filter already,
+    which would make any room look quiet."""
+    return background_db(pcm if raw is None else raw) >= QUIET_DB
 
 
 class BadVoice(ValueError):

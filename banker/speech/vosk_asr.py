@@ -70,7 +70,7 @@ class VoskRecognizer:
         return rec
 
     def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "",
-                  room_db: float | None = None) -> Heard:
+                  raw: Pcm | None = None) -> Heard:
         t0 = time.perf_counter()
         rec = self._recognizer(focus)
         data = np.asarray(pcm, dtype=np.int16).tobytes()

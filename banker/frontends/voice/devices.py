@@ -319,9 +319,9 @@ class _Serialised:
         self._lock = threading.Lock()
 
     def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "",
-                  room_db: float | None = None) -> Heard:
+                  raw: Pcm | None = None) -> Heard:
         with self._lock:
-            return self.inner.recognize(pcm, focus, speaker, room_db)
+            return self.inner.recognize(pcm, focus, speaker, raw)
 
     def warm(self) -> None:
         """Decode a moment of room noise once per focus: a grammar is compiled on first use

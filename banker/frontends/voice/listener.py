@@ -16,7 +16,6 @@ from dataclasses import dataclass, replace
 
 from banker.frontends.voice.trace import T0, save_utterance, trace
 from banker.speech import speaker_norm
-from banker.speech.base import background_db
 from banker.speech.denoise import LiveCleaner
 from banker.speech.protocols import NOTHING, AudioIn, AudioOut, Heard, Pcm, Recognizer
 from banker.speech.vad import EndOfSpeech, Utterance, VadSettings, speech_only
@@ -123,8 +122,8 @@ class Listener:
                 if guess is not None and guess.last_voiced == det.last_voiced:
                     heard = guess.result()  # nothing was said after the pause
                 else:
-                    audio, room_db = decodable(utt, clean, True)
-                    heard = self.recognizer.recognize(audio, ls.focus, _voice(ls, utt), room_db)
+                    audio, raw = decodable(utt, clean, True)
+                    heard = self.recognizer.recognize(audio, ls.focus, _voice(ls, utt), raw)
             except Exception:  # a recogniser hiccup is "sorry?", not a crash
                 heard = NOTHING
         trace(f"recognised {heard.text!r} ({heard.confidence:.2f}) in "
@@ -163,17 +162,17 @@ class Listener:
         return clean, guess
 
 
-def decodable(utt: Utterance, clean: LiveCleaner | None, final: bool) -> tuple[Pcm, float | None]:
-    """The speech to decode: the noise-filtered audio when the room is noisy, with the room
-    as heard (the raw speech's ``background_db``; None when the audio is unfiltered), so the
-    recogniser judges the room as it does when it filters a file itself."""
+def decodable(utt: Utterance, clean: LiveCleaner | None, final: bool) -> tuple[Pcm, Pcm | None]:
+    """The speech to decode: the noise-filtered audio when the room is noisy, with the same
+    speech as heard (None when the audio is unfiltered), so the recogniser judges the room
+    as it does when it filters a file itself, and the second ear hears what it does best."""
     raw = speech_only(utt)
     if clean is None or not clean.wanted(raw):
         trace("noise filter: " + ("not loaded" if clean is None else "not needed"))
         return raw, None
     trace("noise filter: on")
     audio = clean.finish(len(utt.audio)) if final else clean.so_far(len(utt.audio))
-    return speech_only(replace(utt, audio=audio)), background_db(raw)
+    return speech_only(replace(utt, audio=audio)), raw
 
 
 def _voice(ls: Listening, utt: Utterance) -> str:
@@ -185,7 +184,7 @@ def _voice(ls: Listening, utt: Utterance) -> str:
 class _Guess:
     """Recognition started early, at a pause, on a thread of its own."""
 
-    def __init__(self, recognizer: Recognizer, audio: Pcm, room_db: float | None, focus: str,
+    def __init__(self, recognizer: Recognizer, audio: Pcm, raw: Pcm | None, focus: str,
                  last_voiced: int | None, voice: str = "") -> None:
         self.last_voiced = last_voiced
         self._done = threading.Event()
@@ -194,7 +193,7 @@ class _Guess:
 
         def run() -> None:
             try:
-                self._value = recognizer.recognize(audio, focus, voice, room_db)
+                self._value = recognizer.recognize(audio, focus, voice, raw)
             except BaseException as exc:  # re-raised where the result is used
                 self._error = exc
             finally:
