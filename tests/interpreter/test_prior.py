@@ -268,3 +268,21 @@ def test_a_choice_drops_the_reading_that_pays_the_speaker() -> None:
            alternatives=(("pay one hundred fifty to the dog", 0.55),))
     assert said == ["Did you say pay M150 to Dog?"], said
     assert isinstance(s.pending, Confirm)
+
+
+# --- a yes heard on two tries ----------------------------------------------------------------
+
+def test_a_yes_heard_twice_running_is_a_yes() -> None:
+    """In babble a clear "yes" is heard right at 0.65-0.70 try after try, each too unsure
+    alone to buy on (0.85): the second such try running is a yes. One alone, or after a
+    weaker one, is still "Sorry?" and nothing moves."""
+    said: list[str] = []
+    s = Session(VB, ["racecar", "dog"], clock=VirtualClock(), on_say=said.append)
+    s.hear("racecar", "buy Baltic Avenue", 0.6)
+    assert said[-1] == "Did you say buy Baltic Avenue?", said
+    s.hear("racecar", "yes", 0.5)  # too weak to count even twice
+    s.hear("racecar", "yes", 0.69)
+    assert s.state.owner("Baltic Avenue") is None and said[-1].startswith("Sorry"), said
+    s.hear("racecar", "yes", 0.65)
+    assert s.state.owner("Baltic Avenue") == "racecar", said
+
