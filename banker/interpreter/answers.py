@@ -40,9 +40,11 @@ SPOTTED_SCORE = 80.0
 ANSWERING = ("answer", "use_key", "guess", "bid")
 # A spoken "yes" this sure, heard on two tries running of the same question, is a yes: in
 # babble a clear "yes" is heard right at 0.65-0.70 try after try and each one was too unsure
-# alone for a money question (0.85), four "Sorry?"s and the command lost. Simulated tables
-# (five runs, babble, clean and pink): "yes" heard as a yes at 0.6 or more 79 times, under
-# 0.6 14 times; "no" heard as a yes at 0.6 or more once in babble ("ok", 0.69), never twice
+# alone for a money question (0.85), four "Sorry?"s and the command lost. Five simulated-
+# table reports (babble, clean, pink; mostly the same games, so the counts overlap): "yes"
+# heard as a yes at 0.6 or more 79 times, under 0.6 14 times; "no" heard as a yes at 0.6 or
+# more 4 times, all one "ok" (0.69, babble), never twice running. A reading too unsure to be
+# anything between the two tries does not break the run; another answer does
 YES_AGAIN = 0.6
 
 
