@@ -47,7 +47,6 @@ def at_the_table(hearing: Hearing, seated: Sequence[str], speaker: str, why: Why
     kept = tuple(r for r in readings if not _impossible(r, seated, speaker, why))
     if len(kept) == len(readings):
         return hearing
-    named = ""
     if not kept:
         first = readings[0]
         named, reason = str(first.slots[SLOT]), why(first.intent, first.slots) or ""

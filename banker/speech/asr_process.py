@@ -46,8 +46,8 @@ def _bytes(pcm: Pcm) -> bytes:
     return np.asarray(pcm, dtype=np.int16).tobytes()
 
 
-def _pcm(data: bytes | None) -> Pcm | None:
-    return None if data is None else np.frombuffer(data, dtype=np.int16)
+def _pcm(data: bytes) -> Pcm:
+    return np.frombuffer(data, dtype=np.int16)
 
 
 def _serve(conn: Connection, config: dict[str, Any], edition: Edition) -> None:
@@ -95,8 +95,8 @@ def _answer_requests(conn: Connection, config: dict[str, Any], edition: Edition)
             return
         warmed.add(msg.focus)
         try:
-            heard = engine.recognize(np.frombuffer(msg.audio, dtype=np.int16), msg.focus,
-                                      msg.speaker, _pcm(msg.raw))
+            heard = engine.recognize(_pcm(msg.audio), msg.focus, msg.speaker,
+                                     None if msg.raw is None else _pcm(msg.raw))
         except Exception as exc:
             conn.send(TranscribeFailed(f"{type(exc).__name__}: {exc}"))
             continue
@@ -145,8 +145,8 @@ class ProcessRecognizer:
         with self._lock:
             if self._local is None and self._wait_ready():
                 try:
-                    self._conn.send(Transcribe(np.asarray(pcm, dtype=np.int16).tobytes(), focus,
-                                                speaker, None if raw is None else _bytes(raw)))
+                    self._conn.send(Transcribe(_bytes(pcm), focus, speaker,
+                                               None if raw is None else _bytes(raw)))
                     answer: FromChild = self._conn.recv()
                     if isinstance(answer, Transcript):
                         return answer.heard
