@@ -215,6 +215,9 @@ class Session:
         rs = prior.combine(earlier, prior.readings(
             ((text, conf), *getattr(heard, "alternatives", ())), self.matcher.match, legal))
         hearing = prior.weigh(top, rs, judged, questions.differing_slot_names)
+        if (hearing.decision == "confirm" and not hearing.choose and hearing.intent == "bid"
+                and self.auction is None):  # "Did you say bid M152?" could only be refused
+            return Hearing("reject", "none", confidence=hearing.confidence), rs
         return counterparts.at_the_table(hearing, self.state.seated, who, partial(
             self.policy.why_not, self.state, who, forced=self.forced, hold=self.hold)), rs
 
@@ -319,7 +322,11 @@ class Session:
         self.decide_and_apply(cmd)
 
     def legal(self, player: str, intent: str, slots: Mapping[str, Any]) -> bool:
-        """Would the rules accept this command of ``player`` now (see ``Policy.legal``)?"""
+        """Would the rules accept this command of ``player`` now (see ``Policy.legal``)? A
+        bid only in an auction (the prior weighs a bid with none open as the rules would
+        refuse it)."""
+        if intent == "bid" and self.auction is None:
+            return False
         return self.policy.legal(self.state, player, intent, slots, forced=self.forced,
                                  hold=self.hold)
 

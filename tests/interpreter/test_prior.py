@@ -286,3 +286,22 @@ def test_a_yes_heard_twice_running_is_a_yes() -> None:
     s.hear("racecar", "yes", 0.65)
     assert s.state.owner("Baltic Avenue") == "racecar", said
 
+
+
+# --- a bid with no auction -------------------------------------------------------------------
+
+def test_a_bid_heard_unsurely_with_no_auction_open_is_not_asked_about() -> None:
+    """ "bid M152" heard at 0.6 between turns, no auction open: "Did you say bid M152?"
+    could only be refused after the yes, so it is heard as any illegal command is (its
+    doubt deepened: "Sorry?"), and nothing moves. Typed, it is refused with the reason."""
+    s, said = _table(owned=None)
+    s.hear("racecar", "bid one hundred fifty two", 0.6)
+    assert s.pending is None and not any(line.startswith("Did you say") for line in said), said
+    assert s.state.cash("racecar") == 1500
+    said.clear()
+    s.hear("racecar", "bid one hundred fifty two")
+    assert len(said) == 1 and "auction" in said[0].lower(), said
+    s.hear("racecar", "auction off Baltic Avenue")  # in an auction the same bid is a bid
+    said.clear()
+    s.hear("dog", "bid one hundred fifty two", 0.6)
+    assert isinstance(s.pending, Confirm) or any("152" in line for line in said), said
