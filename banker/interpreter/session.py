@@ -322,13 +322,10 @@ class Session:
         self.decide_and_apply(cmd)
 
     def legal(self, player: str, intent: str, slots: Mapping[str, Any]) -> bool:
-        """Would the rules accept this command of ``player`` now (see ``Policy.legal``)? A
-        bid only in an auction (the prior weighs a bid with none open as the rules would
-        refuse it)."""
-        if intent == "bid" and self.auction is None:
-            return False
-        return self.policy.legal(self.state, player, intent, slots, forced=self.forced,
-                                 hold=self.hold)
+        """Would the rules accept this command of ``player`` now (``Policy.legal``; a bid
+        only in an auction)?"""
+        return (intent != "bid" or self.auction is not None) and self.policy.legal(
+            self.state, player, intent, slots, forced=self.forced, hold=self.hold)
 
     def decide(self, cmd: Command, *, flag: bool = True, quiet: bool = False
                ) -> tuple[Outcome, Draws] | None:
