@@ -112,10 +112,14 @@ class Seen:
     auction: bool = False
     said: tuple[str, ...] = ()
     confidence: float = 0.0  # the recogniser's (0 for a tap)
+    # the open question was open before this turn and the turn left it as it was: one left
+    # by a command given up earlier, not asked about this one ("how much money do I have"
+    # answered while "Did you say buy Virginia Avenue?" is still open)
+    stale: bool = False
 
 
 def seen_after(session: Session, player: str, heard: str, tx_before: int,
-               said: tuple[str, ...], confidence: float = 0.0) -> Seen:
+               said: tuple[str, ...], confidence: float = 0.0, stale: bool = False) -> Seen:
     st, p = session.step, session.pending
     asked = p.kind if p is not None and player in p.asked else ""
     cmd = getattr(p, "command", None) if asked else None  # the question kinds that hold one
@@ -124,7 +128,7 @@ def seen_after(session: Session, player: str, heard: str, tx_before: int,
         asked, (cmd.name, _plain(cmd.intent.slots)) if cmd is not None else None,
         str(getattr(p, "slot", "")) if asked == "slot" else "",
         tuple((c.name, _plain(c.intent.slots)) for c in getattr(p, "candidates", ())) if asked
-        else (), session.auction is not None, said, confidence)
+        else (), session.auction is not None, said, confidence, stale)
 
 
 Move = tuple[Literal["say", "tap"], str]
@@ -152,6 +156,13 @@ def next_move(cmd: Cmd, seen: Seen, naive: bool = False, taps: bool = True) -> M
     if seen.asked in ("rule", "undo"):
         return yes if naive else ("say", "no")
     return ("say", cmd.text)
+
+
+def done_by(cmd: Cmd, seen: Seen) -> bool:
+    """The banker understood ``cmd`` in this turn: acted on it (or refused it with a reason),
+    not asked about it; a question left open from a command given up earlier does not
+    count against it."""
+    return cmd.means(seen.intent, seen.slots) and (seen.asked not in ASKING or seen.stale)
 
 
 def _telling_words(cmd: Cmd, candidates: tuple[tuple[str, dict[str, Any]], ...]) -> str:
@@ -278,10 +289,11 @@ class TablePlaying(Playing):
         return new
 
     def heard(self, turn: TurnHeard) -> None:
-        before = len(self.session.history)
+        before, was = len(self.session.history), self.session.pending
         super().heard(turn)
+        stale = was is not None and self.session.pending is was
         self.seen.put(seen_after(self.session, turn.listening.token, turn.heard.text, before,
-                                 self.lines(), turn.heard.confidence))
+                                 self.lines(), turn.heard.confidence, stale))
 
 
 # -- one game ---------------------------------------------------------------------------------------
@@ -353,7 +365,7 @@ class Table:
             res.log.append(" | ".join(seen.said))
             res.asked += seen.asked == "confirm"
             self.listen(seen.said)
-            if cmd.means(seen.intent, seen.slots) and seen.asked not in ASKING:
+            if done_by(cmd, seen):
                 res.done, res.refused = True, seen.refused
                 res.at_once = res.turns == 1 and not seen.refused
                 return res

@@ -8,7 +8,7 @@ import time
 from banker.config import load_config
 from banker.tools.bench_table import make_script, score, scripted, table
 from banker.tools.clips import PIPER, Voice
-from banker.tools.table_sim import Cmd, GameResult, Seen, next_move, play_game, varied
+from banker.tools.table_sim import Cmd, GameResult, Seen, done_by, next_move, play_game, varied
 
 BUY = Cmd("dog", "buy baltic avenue", "buy", (("property", "Baltic Avenue"),),
           (("property", "baltic avenue"),))
@@ -39,6 +39,17 @@ def test_the_player_answers_the_question_or_says_it_again() -> None:
     assert next_move(BUY, seen(said=("Sorry, say that again?",))) == ("say", BUY.text)
     refused_wrong = seen(intent="pay_rent", slots={"property": "Baltic Avenue"}, refused=True)
     assert next_move(BUY, refused_wrong) == ("say", BUY.text)
+
+
+def test_a_query_answered_under_a_question_left_from_earlier_is_done() -> None:
+    """ "how much money do I have" answered while "Did you say buy Virginia Avenue?" (a
+    command given up before) is still open: done. Asked about itself, it is not."""
+    balance = Cmd("cat", "how much money do I have", "balance", ())
+    left = ("buy", {"property": "Virginia Avenue"})
+    assert done_by(balance, seen(intent="balance", asked="confirm", asked_cmd=left, stale=True))
+    assert not done_by(balance, seen(intent="balance", asked="confirm", asked_cmd=left))
+    assert not done_by(BUY, seen(intent="buy", slots={"property": "Baltic Avenue"},
+                                 asked="confirm", asked_cmd=("buy", {"property": "Baltic Avenue"})))
 
 
 def test_said_again_a_little_faster_or_slower() -> None:
