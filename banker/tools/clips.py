@@ -87,7 +87,8 @@ def speech(text: str, voice: Voice = PIPER) -> Pcm:
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         raw = _render(text, voice)
-        tmp = path.with_suffix(".tmp")
+        # a name of this process's own: two benches (or test workers) may render one clip
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
         write_wav(tmp, raw)
         os.replace(tmp, path)
     return read_pcm(path)
