@@ -335,7 +335,7 @@ def test_a_command_the_first_ear_missed_is_asked_about_within_the_rescue_distanc
 
 def test_table_talk_written_down_through_steady_noise_vetoes_an_unsure_reading() -> None:
     """espeak-ng's (en-gb-x-rp) "I miss the old version" in pink noise at 10 dB: pocketsphinx
-    forces it onto a bid ("i raise to twelve hundred seven", asked about on its own), Moonshine
+    forces it onto a bid ("i raise to twelve hundred seven", at 0.51), Moonshine
     writes the words down. The room is not quiet, but the first ear's filter took the noise
     out (``filtered_db`` at least ``STEADY_DB``): steady noise is not talk, so the veto holds
     and the line is ignored. In babble the filter leaves the other talkers, and no veto."""
@@ -345,7 +345,8 @@ def test_table_talk_written_down_through_steady_noise_vetoes_an_unsure_reading()
     from banker.editions import load_edition
     from banker.speech import speaker_norm
     from banker.speech.engine import make_engine
-    from banker.speech.two_ears import STEADY_DB
+    from banker.interpreter.hearing import CONFIRM_FLOOR
+    from banker.speech.two_ears import STEADY_DB, VETO_BELOW, VETO_FACTOR
     from banker.tools.clips import Voice
     from banker.tools.transcribe import NewGameJudge
 
@@ -357,9 +358,12 @@ def test_table_talk_written_down_through_steady_noise_vetoes_an_unsure_reading()
     assert not speaker_norm.quiet(pcm)
     first = ears.first.recognize(pcm, "any")
     assert first.details["filtered_db"] >= STEADY_DB, first.details
-    assert judge.hear(first.text, first.confidence).decision == "confirm", first
+    # unsure enough for the veto, sure enough to be asked about were it a command that makes
+    # sense now (a bid with no auction open is "Sorry?" by itself since the bid rule)
+    assert CONFIRM_FLOOR <= first.confidence < VETO_BELOW, first
     heard = ears.recognize(pcm, "any")
     assert heard.details.get("second_ear_vetoed") == 1.0, heard
+    assert heard.confidence == pytest.approx(first.confidence * VETO_FACTOR), heard
     assert judge.hear(heard.text, heard.confidence).decision == "reject", heard
     talk = clips.mix(clip, "babble", 10.0, np.random.default_rng(1))
     assert ears.first.recognize(talk, "any").details.get("filtered_db", 0.0) < STEADY_DB
