@@ -80,6 +80,11 @@ SWAP_WITHIN, SWAP_UNDER, SWAP_WORDS = 0.05, 0.9, 2
 # RESCUE_UNDER 0.40 lost espeak-ng's "is it three" (0.37) to Moonshine's "Is it free?" snapped
 # to "is it four"
 RESCUE_UNDER, RESCUE_WITHIN = 0.30, 0.20
+# when the ears disagree and none of the above applies, Moonshine's reading, if its snap moved
+# it at most OFFER_WITHIN, goes to the interpreter as one more reading at OFFER: asked about
+# only where the first ear's own reading would get "Sorry?" (a query unsure, a command the
+# rules refuse, heard at 0.30-0.6); where the first is asked about, it stays the question
+OFFER, OFFER_WITHIN = DOUBTED, RESCUE_WITHIN
 
 
 Meaning = Callable[[str], Hashable]
@@ -127,7 +132,10 @@ class SecondEar:
     reading below ``under`` (too unsure to be asked about) gives way to a different command
     Moonshine's snap moved at most ``within``, asked about. A swap needs a Moonshine reading
     of ``SWAP_WORDS`` words or more. With ``loose``, the same command from both ears, Moonshine's
-    snap beyond ``AGREE_WITHIN``, makes the confidence at least ``loose`` (in the band).
+    snap beyond ``AGREE_WITHIN``, makes the confidence at least ``loose`` (in the band). With
+    ``offer``, a different command Moonshine's snap moved at most ``OFFER_WITHIN`` that no
+    rule above took is one more reading (``Heard.alternatives``) at that confidence: the
+    interpreter's prior asks about it where it would say "Sorry?" to the first reading.
     """
 
     def __init__(self, first: Recognizer, second: Recognizer, meaning: Meaning | None = None,
@@ -135,8 +143,8 @@ class SecondEar:
                  swap_below: float | None = None, empty_below: float | None = None,
                  veto: bool = False, word_for_word: bool = False,
                  swap_under: float = 1.0, rescue: tuple[float, float] | None = None,
-                 loose: float | None = None) -> None:
-        self.first, self.second, self.loose = first, second, loose
+                 loose: float | None = None, offer: float | None = None) -> None:
+        self.first, self.second, self.loose, self.offer = first, second, loose, offer
         self.swap_under, self.rescue = swap_under, rescue
         self.meaning: Meaning = meaning or (lambda t: t)
         self.unsure, self.agreed, self.swap_below = unsure, agreed, swap_below
@@ -197,6 +205,12 @@ class SecondEar:
             # the same command but for a name: one more reading for the interpreter, which
             # asks between the two ("the cat or the hat?")
             alternatives = ((other.text, conf), *alternatives)
+        elif (self.offer is not None and other.text and near <= OFFER_WITHIN
+              and len(other.text.split()) >= SWAP_WORDS):
+            # a different command, nearly word for word: a reading for the interpreter, which
+            # asks about it only when it would have refused to hear the first one ("Sorry?")
+            alternatives = (*alternatives, (other.text, self.offer))
+            details["second_ear_offered"] = 1.0
         return Heard(text, conf, words, self.engine, focus, heard.seconds + other.seconds,
                      details, alternatives)
 
@@ -309,4 +323,4 @@ def with_second_ear(first: Recognizer, grammar: Any, asr: Any,
     return SecondEar(first, second, meaning or matcher_meaning(grammar), empty_below=EMPTY_BELOW,
                      veto=True, word_for_word=True, swap_below=SWAP_WITHIN,
                      swap_under=SWAP_UNDER, rescue=(RESCUE_UNDER, RESCUE_WITHIN),
-                     loose=LOOSE_AGREED)
+                     loose=LOOSE_AGREED, offer=OFFER)

@@ -305,3 +305,18 @@ def test_a_bid_heard_unsurely_with_no_auction_open_is_not_asked_about() -> None:
     said.clear()
     s.hear("dog", "bid one hundred fifty two", 0.6)
     assert isinstance(s.pending, Confirm) or any("152" in line for line in said), said
+
+
+def test_a_choice_answered_surely_is_acted_on_without_reading_it_back_again() -> None:
+    """ "Park Place or Atlantic Avenue?" answered "park place" heard at 0.69 (at the
+    simulated table: then "Did you say buy Park Place?" and one more turn): bought. Heard at
+    0.4, or only spotted in other words, it is still read back first."""
+    for conf, bought in ((0.69, True), (0.4, False)):
+        s, said = _table(None)
+        s.hear("racecar", "buy Park Place", 0.6, alternatives=(("buy Atlantic Avenue", 0.55),))
+        assert isinstance(s.pending, Choose), said
+        s.hear("racecar", "park place", conf)
+        assert (s.state.owner("Park Place") == "racecar") is bought, said
+        assert s.state.owner("Atlantic Avenue") is None
+        if not bought:
+            assert said[-1] == "Did you say buy Park Place?", said
