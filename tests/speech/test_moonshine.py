@@ -343,9 +343,9 @@ def test_table_talk_written_down_through_steady_noise_vetoes_an_unsure_reading()
 
     from banker.config import load_config
     from banker.editions import load_edition
+    from banker.interpreter.hearing import CONFIRM_FLOOR
     from banker.speech import speaker_norm
     from banker.speech.engine import make_engine
-    from banker.interpreter.hearing import CONFIRM_FLOOR
     from banker.speech.two_ears import STEADY_DB, VETO_BELOW, VETO_FACTOR
     from banker.tools.clips import Voice
     from banker.tools.transcribe import NewGameJudge
