@@ -272,6 +272,11 @@ def score(items: Sequence[Item], results: Iterable[tuple[int, str, str, float | 
     from banker.tools.transcribe import NewGameJudge
 
     judge = NewGameJudge(load_edition(EDITION))
+    # a bid is only ever said in an auction: the dev set's bids are judged with one open (a
+    # bid with none open is "Sorry?" when unsure, ``Session.legal``); every other line, and
+    # all chatter, between turns in a new game
+    bidding = NewGameJudge(load_edition(EDITION))
+    bidding.session.hear(bidding.player, "auction off Baltic Avenue")
     rows: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for i, cond, text, conf, secs in results:
         item = items[i]
@@ -282,7 +287,7 @@ def score(items: Sequence[Item], results: Iterable[tuple[int, str, str, float | 
             rows.setdefault(cond, {}).setdefault("focus", []).append(
                 {"ok": ok, "secs": secs, "family": family(item.voice)})
             continue
-        h = judge.hear(text, None if naive else conf)
+        h = (bidding if item.intent == "bid" else judge).hear(text, None if naive else conf)
         right = h.intent == item.intent and dict(h.slots) == dict(item.slots)
         money = judge.risk(h.intent) == "money"
         kind = "chatter" if item.intent == "none" else "commands"

@@ -37,6 +37,18 @@ def test_scoring_counts_misbanked_and_accepted_chatter() -> None:
     assert "clean" in table({"ours": {"clean": r}})
 
 
+def test_a_bid_is_judged_with_an_auction_open_and_chatter_heard_as_one_without() -> None:
+    """A bid is only said in an auction: heard unsurely it is asked about there (right), while
+    table talk heard as a bid between turns is "Sorry?" (no auction open)."""
+    items = [Item("bid two hundred", "bid", (("amount", 200),), PIPER),
+             Item("my dice are lucky", "none", (), PIPER)]
+    results = [(0, "clean", "bid two hundred", 0.6, 0.1),
+               (1, "clean", "bid two hundred", 0.6, 0.1)]
+    r = score(items, results)["clean"]
+    assert r["exact_pct"] == 100.0 and r["confirmed_pct"] == 100.0
+    assert r["chatter_confirmed_pct"] == 0.0
+
+
 def test_the_default_run_is_sized_for_about_fifteen_minutes() -> None:
     """About 1,000 decodes (2 cores, ~1 s each with the noise filter); the whole set is --full."""
     from banker.tools.bench import CONDITIONS, DEFAULT_SIZE, FULL_SIZE, QUICK_CONDITIONS
