@@ -3,7 +3,8 @@ espeak-ng voice (issue 11 item 14): heard as the command the same words typed gi
 ignored, by the recogniser ``banker play`` builds with ``asr.second_ear: moonshine``
 (pocketsphinx and the Moonshine second ear, its words snapped onto the grammar by spelling
 or sound), or asked between it and another reading ("Cat or Hat?"). ``MISHEARD`` lists the
-ones that still fail, measured (piper 1 of 69, espeak-ng en-us+m3 8 of 69; 9 before the second
+ones that still fail, measured (piper 1 of 69, espeak-ng en-us+m3 7 of 69; 8 before both ears
+hearing a command by a name apart were asked between, 9 before the second
 ear's near reading was offered when the first would get "Sorry?", 10 before a loose
 agreement of the two ears was asked about, 14 before the second ear's near readings were
 asked about instead of unsure ones and choice questions counted, 16 with the snap by
@@ -28,7 +29,6 @@ EDITIONS = ("voice-banking", "secret-vault", "jackpot")
 VOICES = {"piper": PIPER, "espeak-ng": ESPEAK}
 MISHEARD: frozenset[tuple[str, str, str]] = frozenset({  # (edition, voice, phrase), measured
     ('secret-vault', 'espeak-ng', 'pay to guess'),
-    ('secret-vault', 'espeak-ng', 'unlock Ventnor Avenue'),
     ('secret-vault', 'espeak-ng', "what's in the vault"),
     ('jackpot', 'piper', 'steal the house on Baltic Avenue'),
     ('jackpot', 'espeak-ng', 'chance'),
