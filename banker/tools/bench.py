@@ -159,6 +159,10 @@ def audio_for(item: Item, condition: str, seed: int) -> clips.Pcm:
 
 
 # --- decoding in worker processes -------------------------------------------------------------
+# what a kept decode holds: text, confidence, seconds and the other readings (the second ear's
+# near ones, n-best), so the bench weighs them as ``play`` does (choices, offered readings)
+DECODE_FORMAT = "text-conf-seconds-alternatives"
+Result = tuple[int, str, str, float | None, float, tuple[tuple[str, float], ...]]
 _ENGINE: Any = None
 _CACHE: decode_cache.DecodeCache | None = None
 
@@ -174,7 +178,8 @@ def decode_version(kind: str) -> str:
              config_dir() / "editions" / f"{EDITION}.yaml",
              config_dir() / "editions" / "classic-streets.yaml"]
     return decode_cache.version(files, kind, json.dumps(load_config().get("asr") or {},
-                                                        sort_keys=True, default=str))
+                                                        sort_keys=True, default=str),
+                                DECODE_FORMAT)
 
 
 def _init_worker(kind: str, cache: decode_cache.DecodeCache | None = None) -> None:
@@ -193,7 +198,8 @@ def _init_worker(kind: str, cache: decode_cache.DecodeCache | None = None) -> No
         _ENGINE = make_engine(load_config(), ed)
 
 
-def _decode(job: tuple[int, Item, str]) -> tuple[int, str, str, float | None, float, bool]:
+def _decode(job: tuple[int, Item, str]
+            ) -> tuple[int, str, str, float | None, float, tuple[tuple[str, float], ...], bool]:
     """One decode, from the cache when the same audio was decoded by the same code before
     (the last field says so; the seconds are the first decode's)."""
     i, item, cond = job
@@ -201,12 +207,13 @@ def _decode(job: tuple[int, Item, str]) -> tuple[int, str, str, float | None, fl
     audio = pcm.tobytes()
     kept = _CACHE.get(audio, item.focus) if _CACHE is not None else None
     if kept is not None:
-        text, conf, secs = kept
-        return i, cond, text, conf, secs, True
+        text, conf, secs, alts = kept
+        return i, cond, text, conf, secs, tuple((t, c) for t, c in alts), True
     heard = _ENGINE.recognize(pcm, item.focus)
+    alts = tuple((t, c) for t, c in getattr(heard, "alternatives", ()))
     if _CACHE is not None:
-        _CACHE.put(audio, [heard.text, heard.confidence, heard.seconds], item.focus)
-    return i, cond, heard.text, heard.confidence, heard.seconds, False
+        _CACHE.put(audio, [heard.text, heard.confidence, heard.seconds, alts], item.focus)
+    return i, cond, heard.text, heard.confidence, heard.seconds, alts, False
 
 
 class NaiveDecoder:
@@ -246,7 +253,7 @@ class NaiveDecoder:
 def decode_all(items: Sequence[Item], conditions: Sequence[str], kind: str,
                progress: Callable[[int], None], workers: int = 2,
                cache: Path | None = None, cached: list[int] | None = None
-               ) -> list[tuple[int, str, str, float | None, float]]:
+               ) -> list[Result]:
     """Every item in every condition, decoded in worker processes (``cache``: a folder of
     earlier decodes by audio and code version; ``cached`` gets how many came from it)."""
     jobs = [(i, it, c) for c in conditions for i, it in enumerate(items)]
@@ -254,8 +261,8 @@ def decode_all(items: Sequence[Item], conditions: Sequence[str], kind: str,
     hits = 0
     kept = decode_cache.DecodeCache(cache, decode_version(kind)) if cache is not None else None
     with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(kind, kept)) as ex:
-        for i, cond, text, conf, secs, hit in ex.map(_decode, jobs, chunksize=4):
-            out.append((i, cond, text, conf, secs))
+        for i, cond, text, conf, secs, alts, hit in ex.map(_decode, jobs, chunksize=4):
+            out.append((i, cond, text, conf, secs, alts))
             hits += hit
             progress(1)
     if cached is not None:
@@ -264,10 +271,16 @@ def decode_all(items: Sequence[Item], conditions: Sequence[str], kind: str,
 
 
 # --- scoring -------------------------------------------------------------------------------
-def score(items: Sequence[Item], results: Iterable[tuple[int, str, str, float | None, float]],
+def score(items: Sequence[Item], results: Iterable[Sequence[Any]],
           naive: bool = False) -> dict[str, Any]:
-    """Per condition: counts and percentages for commands, chatter and narrowed answers."""
+    """Per condition: counts and percentages for commands, chatter and narrowed answers.
+    A result is (item, condition, text, confidence, seconds[, other readings]); with other
+    readings the line is weighed as ``play`` weighs it: a command made a choice between two
+    names ("Park Place or Boardwalk?") is neither exact nor asked about but counted on its
+    own (it takes a spoken answer, not one press), right when the meant command is one of the
+    two; chatter made a choice is asked about."""
     from banker.editions import load_edition
+    from banker.interpreter.hearing import Said
     from banker.nlu.matcher import Recognized
     from banker.tools.transcribe import NewGameJudge
 
@@ -278,7 +291,7 @@ def score(items: Sequence[Item], results: Iterable[tuple[int, str, str, float | 
     bidding = NewGameJudge(load_edition(EDITION))
     bidding.session.hear(bidding.player, "auction off Baltic Avenue")
     rows: dict[str, dict[str, list[dict[str, Any]]]] = {}
-    for i, cond, text, conf, secs in results:
+    for i, cond, text, conf, secs, *rest in results:
         item = items[i]
         if item.focus != "any":
             m = judge.matcher.match(text)
@@ -287,12 +300,18 @@ def score(items: Sequence[Item], results: Iterable[tuple[int, str, str, float | 
             rows.setdefault(cond, {}).setdefault("focus", []).append(
                 {"ok": ok, "secs": secs, "family": family(item.voice)})
             continue
-        h = (bidding if item.intent == "bid" else judge).hear(text, None if naive else conf)
+        j = bidding if item.intent == "bid" else judge
+        said = Said(text, None if naive else conf, tuple(rest[0]) if rest and not naive else ())
+        h = j.session.understand(said, j.speaker(text))
         right = h.intent == item.intent and dict(h.slots) == dict(item.slots)
+        among = any(c.intent == item.intent and dict(c.slots) == dict(item.slots)
+                    for c in h.candidates)
+        decision = "choice" if h.choose else h.decision
         money = judge.risk(h.intent) == "money"
         kind = "chatter" if item.intent == "none" else "commands"
         rows.setdefault(cond, {}).setdefault(kind, []).append({
-            "exact": right and h.decision != "reject", "decision": h.decision,
+            "exact": right and decision in ("accept", "confirm"), "decision": decision,
+            "choice_right": h.choose and among,
             "misbanked": h.decision == "accept" and money and not right,
             "secs": secs, "family": family(item.voice), "text": item.text, "heard": text})
     report: dict[str, Any] = {}
@@ -309,7 +328,12 @@ def score(items: Sequence[Item], results: Iterable[tuple[int, str, str, float | 
             "misbanked_pct": _pct(sum(r["misbanked"] for r in c + ch), len(c) + len(ch)),
             "misbanked": sum(r["misbanked"] for r in c + ch),
             "chatter_accepted_pct": _pct(sum(r["decision"] == "accept" for r in ch), len(ch)),
-            "chatter_confirmed_pct": _pct(sum(r["decision"] == "confirm" for r in ch), len(ch)),
+            # chatter asked about: read back, or made a choice between two names
+            "chatter_confirmed_pct": _pct(sum(r["decision"] in ("confirm", "choice")
+                                              for r in ch), len(ch)),
+            "choices": sum(r["decision"] == "choice" for r in c),
+            "choices_right": sum(r["choice_right"] for r in c),
+            "chatter_choices": sum(r["decision"] == "choice" for r in ch),
             "focus_exact_pct": _pct(sum(r["ok"] for r in fo), len(fo)),
             "decode_s_mean": round(float(np.mean(times)), 3) if times else None,
             "decode_s_p95": round(float(np.percentile(times, 95)), 3) if times else None,
@@ -389,6 +413,10 @@ def table(report: dict[str, Any]) -> str:
         lines.append("narrowed grammars (street / yes-no / bid / guess answers): " + ", ".join(
             f"{c} {_f(e['focus_exact_pct'])}% of {e['focus_answers']}"
             for c, e in ours.items() if e["focus_answers"]))
+        lines.append("choices between two names (a spoken answer; not in exact%): " + ", ".join(
+            f"{c} {e.get('choices', 0)} of {e['commands']} commands ({e.get('choices_right', 0)}"
+            f" with the meant one), {e.get('chatter_choices', 0)} of {e['chatter']} chatter"
+            for c, e in ours.items()))
         clean = ours.get("clean", {})
         lines.append("clean by voice: " + ", ".join(
             f"{f} {_f(v['exact_pct'])}% of {v['n']}" for f, v in clean.get("by_voice", {}).items()))

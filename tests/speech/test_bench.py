@@ -49,6 +49,22 @@ def test_a_bid_is_judged_with_an_auction_open_and_chatter_heard_as_one_without()
     assert r["chatter_confirmed_pct"] == 0.0
 
 
+def test_other_readings_are_weighed_as_play_weighs_them() -> None:
+    """A close second reading that differs by a name makes a choice ("Baltic Avenue or
+    Oriental Avenue?"): counted apart, not as exact or asked about. The second ear's reading
+    offered where the first would get "Sorry?" is asked about: exact when it is the meant one."""
+    items = [Item("buy baltic avenue", "buy", (("property", "Baltic Avenue"),), PIPER),
+             Item("pass go", "pass_go", (), PIPER)]
+    results = [(0, "clean", "buy baltic avenue", 0.6, 0.1, (("buy oriental avenue", 0.6),)),
+               (1, "clean", "pay bail", 0.2, 0.1, (("pass go", 0.69),))]
+    r = score(items, results)["clean"]
+    assert (r["choices"], r["choices_right"]) == (1, 1)
+    assert r["exact_pct"] == 50.0 and r["confirmed_pct"] == 50.0
+    without = score(items, [res[:5] for res in results])["clean"]
+    assert without["choices"] == 0 and without["exact_pct"] == 50.0
+    assert without["rejected_pct"] == 50.0
+
+
 def test_the_default_run_is_sized_for_about_fifteen_minutes() -> None:
     """About 1,000 decodes (2 cores, ~1 s each with the noise filter); the whole set is --full."""
     from banker.tools.bench import CONDITIONS, DEFAULT_SIZE, FULL_SIZE, QUICK_CONDITIONS
