@@ -143,7 +143,9 @@ class SecondEar:
     snap beyond ``AGREE_WITHIN``, makes the confidence at least ``loose`` (in the band). With
     ``offer``, a different command Moonshine's snap moved at most ``OFFER_WITHIN`` that no
     rule above took is one more reading (``Heard.alternatives``) at that confidence: the
-    interpreter's prior asks about it where it would say "Sorry?" to the first reading.
+    interpreter's prior asks about it where it would say "Sorry?" to the first reading. With
+    ``named``, a first reading below ``RESCUE_UNDER`` that Moonshine's reading (its snap at most
+    ``NAMED_WITHIN``) matches but for a name is asked between the two at that confidence.
     """
 
     def __init__(self, first: Recognizer, second: Recognizer, meaning: Meaning | None = None,
@@ -151,8 +153,10 @@ class SecondEar:
                  swap_below: float | None = None, empty_below: float | None = None,
                  veto: bool = False, word_for_word: bool = False,
                  swap_under: float = 1.0, rescue: tuple[float, float] | None = None,
-                 loose: float | None = None, offer: float | None = None) -> None:
+                 loose: float | None = None, offer: float | None = None,
+                 named: float | None = None) -> None:
         self.first, self.second, self.loose, self.offer = first, second, loose, offer
+        self.named = named
         self.swap_under, self.rescue = swap_under, rescue
         self.meaning: Meaning = meaning or (lambda t: t)
         self.unsure, self.agreed, self.swap_below = unsure, agreed, swap_below
@@ -188,6 +192,7 @@ class SecondEar:
                    "second_ear_confidence": other.confidence,
                    "second_ear_seconds": other.seconds}
         text, words, conf = heard.text, heard.words, heard.confidence
+        lift = self.named is not None and conf < RESCUE_UNDER  # too unsure to ask about alone
         alternatives = heard.alternatives
         if agree and deep:  # below the band only the same command word for word counts
             if near == 0.0 and self.word_for_word:
@@ -208,14 +213,13 @@ class SecondEar:
                 alternatives = ((heard.text, DOUBTED), *alternatives)  # "cat or hat?"
             text, words, conf = other.text, other.words, DOUBTED
             details["second_ear_swapped"] = 1.0
-        elif (other.text and (near <= AGREE_WITHIN or (conf < RESCUE_UNDER
-                                                        and near <= NAMED_WITHIN))
+        elif (other.text and (near <= AGREE_WITHIN or (lift and near <= NAMED_WITHIN))
               and _by_a_name(meaning(heard.text), meaning(other.text))):
             # the same command but for a name: one more reading for the interpreter, which
             # asks between the two ("the cat or the hat?"); a first reading too unsure to be
             # asked about is asked between the two all the same: two ears heard the command
-            if conf < RESCUE_UNDER:
-                conf = NAMED
+            if self.named is not None and lift:
+                conf = self.named
                 details["second_ear_by_a_name"] = 1.0
             alternatives = ((other.text, conf), *alternatives)
         elif (self.offer is not None and other.text and near <= OFFER_WITHIN
@@ -336,4 +340,4 @@ def with_second_ear(first: Recognizer, grammar: Any, asr: Any,
     return SecondEar(first, second, meaning or matcher_meaning(grammar), empty_below=EMPTY_BELOW,
                      veto=True, word_for_word=True, swap_below=SWAP_WITHIN,
                      swap_under=SWAP_UNDER, rescue=(RESCUE_UNDER, RESCUE_WITHIN),
-                     loose=LOOSE_AGREED, offer=OFFER)
+                     loose=LOOSE_AGREED, offer=OFFER, named=NAMED)

@@ -280,7 +280,6 @@ def score(items: Sequence[Item], results: Iterable[Sequence[Any]],
     own (it takes a spoken answer, not one press), right when the meant command is one of the
     two; chatter made a choice is asked about."""
     from banker.editions import load_edition
-    from banker.interpreter.hearing import Said
     from banker.nlu.matcher import Recognized
     from banker.tools.transcribe import NewGameJudge
 
@@ -300,9 +299,8 @@ def score(items: Sequence[Item], results: Iterable[Sequence[Any]],
             rows.setdefault(cond, {}).setdefault("focus", []).append(
                 {"ok": ok, "secs": secs, "family": family(item.voice)})
             continue
-        j = bidding if item.intent == "bid" else judge
-        said = Said(text, None if naive else conf, tuple(rest[0]) if rest and not naive else ())
-        h = j.session.understand(said, j.speaker(text))
+        h = (bidding if item.intent == "bid" else judge).hear(
+            text, None if naive else conf, tuple(rest[0]) if rest and not naive else ())
         right = h.intent == item.intent and dict(h.slots) == dict(item.slots)
         among = any(c.intent == item.intent and dict(c.slots) == dict(item.slots)
                     for c in h.candidates)

@@ -67,8 +67,9 @@ class NewGameJudge:
         named = m.slots.get("player") if isinstance(m, Recognized) else None
         return self.tokens[1] if named == self.player and len(self.tokens) > 1 else self.player
 
-    def hear(self, text: str, confidence: float | None) -> Hearing:
-        return self.session.understand(Said(text, confidence), self.speaker(text))
+    def hear(self, text: str, confidence: float | None,
+             alternatives: tuple[tuple[str, float], ...] = ()) -> Hearing:
+        return self.session.understand(Said(text, confidence, alternatives), self.speaker(text))
 
     def verdict(self, heard: Heard) -> Verdict:
         """As ``play`` weighs it: the recogniser's other readings too (``Heard.alternatives``),
