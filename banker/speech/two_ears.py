@@ -93,6 +93,16 @@ OFFER, OFFER_WITHIN = DOUBTED, RESCUE_WITHIN
 # Raising every such pair (the first ear's reading up to 0.82 too) made far snaps into
 # choices: babble exact games 1 -> 0 of 6 (docs/decisions.md, session 13)
 NAMED, NAMED_WITHIN = DOUBTED, 0.35
+# a reading two ears stand behind is doubted less: Moonshine's word for word (its snap moved
+# nothing; SWAP_WORDS words or more) taken when the first ear heard nothing, instead of the
+# first's, or below the band as the same command; and both ears meaning the same command of
+# SWAP_WORDS words or more, loosely. Just over the hearing policy's low-risk threshold (0.75):
+# a low-risk command ("take the train", "undo", "I'm going to jail") is acted on at once,
+# money is still asked about (0.85) and a money command without its street only asks for it.
+# Saved records (session 14, 200 commands and 60 chatter lines a condition): acted on at once
+# clean 150 -> 158, babble 10 dB 37 -> 44, pink 10 dB 143 -> 145; nothing wrong acted on,
+# chatter unchanged. A loose agreement on one word stays DOUBTED: "auction" for "pass go"
+TWICE = 0.76
 
 
 Meaning = Callable[[str], Hashable]
@@ -194,13 +204,15 @@ class SecondEar:
         text, words, conf = heard.text, heard.words, heard.confidence
         lift = self.named is not None and conf < RESCUE_UNDER  # too unsure to ask about alone
         alternatives = heard.alternatives
+        # a loose agreement of two words or more is as good as a word-for-word reading
+        loose = None if self.loose is None else twice(0.0, other.text, self.loose)
         if agree and deep:  # below the band only the same command word for word counts
             if near == 0.0 and self.word_for_word:
-                conf = DOUBTED
+                conf = twice(near, other.text, DOUBTED)
                 details["second_ear_word_for_word"] = 1.0
         elif (not deep and bool(other.text) and (raised := agreed_confidence(
                 conf, meaning(other.text) == meaning(heard.text), near, self.agreed,
-                self.loose)) is not None):
+                loose)) is not None):
             conf = raised
             if not agree:
                 details["second_ear_loosely_agrees"] = 1.0
@@ -209,9 +221,11 @@ class SecondEar:
             details["second_ear_vetoed"] = 1.0
         elif takes_second(conf, near, len(other.text.split()), deep, self.swap_below,
                           self.swap_under, self.rescue, self.word_for_word):
+            conf = twice(near, other.text, DOUBTED)
             if _by_a_name(meaning(other.text), meaning(heard.text)):
                 alternatives = ((heard.text, DOUBTED), *alternatives)  # "cat or hat?"
-            text, words, conf = other.text, other.words, DOUBTED
+                conf = DOUBTED
+            text, words = other.text, other.words
             details["second_ear_swapped"] = 1.0
         elif (other.text and (near <= AGREE_WITHIN or (lift and near <= NAMED_WITHIN))
               and _by_a_name(meaning(heard.text), meaning(other.text))):
@@ -258,7 +272,8 @@ class SecondEar:
                 or near > nothing_within(self.empty_below, self.rescue, len(other.text.split()))):
             return Heard("", 0.0, (), heard.engine, focus, seconds, details)
         details["second_ear_alone"] = 1.0
-        return Heard(other.text, DOUBTED, other.words, self.engine, focus, seconds, details)
+        return Heard(other.text, twice(near, other.text, DOUBTED), other.words, self.engine,
+                     focus, seconds, details)
 
 
 def agreed_confidence(conf: float, same: bool, near: float, agreed: float,
@@ -272,6 +287,12 @@ def agreed_confidence(conf: float, same: bool, near: float, agreed: float,
     if near <= within:
         return max(conf, agreed)
     return None if loose is None else max(conf, loose)
+
+
+def twice(near: float, text: str, doubted: float) -> float:
+    """The confidence of a reading the second ear wrote down (its snap ``near``): ``TWICE``
+    when that was word for word and of ``SWAP_WORDS`` words or more, else ``doubted``."""
+    return max(doubted, TWICE) if near == 0.0 and len(text.split()) >= SWAP_WORDS else doubted
 
 
 def steady(filtered_db: float) -> bool:

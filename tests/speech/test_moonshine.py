@@ -170,19 +170,26 @@ def test_table_talk_moonshine_writes_down_is_doubted_twice_in_a_quiet_room(
     assert "second_ear_vetoed" not in ear.recognize(noisy, "any").details
 
 
-def test_below_the_band_only_the_same_words_count_and_are_asked_about(
+def test_below_the_band_only_the_same_words_count_and_a_low_risk_one_is_acted_on(
         recognizer: Any, moonshine: MoonshineRecognizer, vb_grammar: SpeechGrammar) -> None:
     """espeak-ng's "go to jail" is read right by pocketsphinx with almost no confidence
-    (measured 0.07, below the band); Moonshine writes "Go to jail," word for word: asked
-    about instead of "Sorry?". Without ``word_for_word`` it stays as it was."""
-    from banker.speech.two_ears import DOUBTED
+    (measured 0.07, below the band); Moonshine writes "Go to jail," word for word: two ears
+    stand behind it (``TWICE``), so this low-risk command is done at once instead of "Sorry?",
+    while a money command that sure would still be asked about. Without ``word_for_word``
+    it stays as it was."""
+    from banker.interpreter.hearing import ACCEPT_LOW, ACCEPT_MONEY
+    from banker.speech.two_ears import TWICE
+    from banker.tools.transcribe import NewGameJudge
 
+    assert ACCEPT_LOW <= TWICE < ACCEPT_MONEY
     pcm = clips.pad(clips.speech("go to jail", clips.ESPEAK))
     first = recognizer.recognize(pcm, "any")
     assert first.text == "go to jail" and first.confidence < 0.1
     ear = SecondEar(recognizer, moonshine, matcher_meaning(vb_grammar), word_for_word=True)
     heard = ear.recognize(pcm, "any")
-    assert heard.confidence == DOUBTED and heard.details["second_ear_word_for_word"] == 1.0
+    assert heard.confidence == TWICE and heard.details["second_ear_word_for_word"] == 1.0
+    judge = NewGameJudge(vb_grammar.edition, matcher=vb_grammar.matcher)
+    assert judge.verdict(heard).decision == "accept"
     plain = SecondEar(recognizer, moonshine, matcher_meaning(vb_grammar))
     assert plain.recognize(pcm, "any").confidence == first.confidence
 
@@ -297,12 +304,13 @@ def test_a_loose_agreement_is_asked_about_instead_of_sorry() -> None:
     (below ``ACCEPT_SAFE``: a query that unsure gets "Sorry?"); Moonshine writes "Wertz in
     the jackpot", the same command after a snap beyond ``AGREE_WITHIN``. With ``loose`` the
     two ears' agreement makes the reading at least ``LOOSE_AGREED`` (a query is answered,
-    money asked about, never acted on at once); without it the first ear's doubt stays."""
+    money asked about, never acted on at once), ``TWICE`` for a reading of two words or more
+    (a low-risk command is done too); without it the first ear's doubt stays."""
     from banker.config import load_config
     from banker.editions import load_edition
     from banker.interpreter.hearing import ACCEPT_MONEY, ACCEPT_SAFE
     from banker.speech.engine import make_engine
-    from banker.speech.two_ears import AGREE_WITHIN, LOOSE_AGREED
+    from banker.speech.two_ears import AGREE_WITHIN, LOOSE_AGREED, TWICE
 
     jp = load_edition("jackpot")
     grammar = SpeechGrammar(jp)
@@ -314,7 +322,7 @@ def test_a_loose_agreement_is_asked_about_instead_of_sorry() -> None:
     second = ears.second.recognize(pcm, "any")
     assert second.details["snap_distance"] > AGREE_WITHIN and second.text, second
     heard = ears.recognize(pcm, "any")
-    assert heard.text == first.text and heard.confidence == LOOSE_AGREED, heard
+    assert heard.text == first.text and heard.confidence == TWICE < ACCEPT_MONEY, heard
     assert heard.details["second_ear_loosely_agrees"] == 1.0
     plain = SecondEar(ears.first, ears.second, matcher_meaning(grammar), veto=True)
     assert plain.recognize(pcm, "any").confidence < ACCEPT_SAFE <= LOOSE_AGREED
