@@ -441,13 +441,18 @@ class Session:
     def asked_players(self) -> frozenset[str]:
         return self.pending.asked if self.pending is not None else frozenset()
 
-    def expecting(self) -> tuple[str, frozenset[str]]:
+    def expecting(self, token: str = "") -> tuple[str, frozenset[str]]:
         """What the banker waits for, for the recogniser's grammar: (kind, who).
 
         kind: ``bid`` (auction), ``yes_no``, ``street``, ``number``, ``player``, ``amount``,
-        or ``any``.
+        or ``any``. ``token``: the player about to speak. In an auction, the player asked
+        "Did you say bid M300?" is listened to for yes or no (the others for bids): the bid
+        grammar weighs "yes" 20 times below a bid.
         """
         if self.auction is not None:
+            p = self.pending
+            if p is not None and token in p.asked and p.wants_yes():
+                return "yes_no", p.asked
             return "bid", frozenset(self.state.seated)
         p = self.pending
         if p is None:

@@ -195,6 +195,21 @@ def test_a_press_confirms_a_misheard_bid_instead_of_raising_it() -> None:
     assert t.s.auction.bidder == "dog" and t.s.auction.amount == 300
 
 
+def test_in_an_auction_the_player_asked_about_a_bid_is_listened_to_for_yes_or_no() -> None:
+    """ "Did you say bid M300?" in an auction: the dog's next turn is decoded for yes or no
+    (the bid grammar has "yes" only as any other command, 20 times less likely); everyone
+    else is still listened to for bids, and once answered the dog is too."""
+    t = Table()
+    t.hear("racecar", "auction Baltic Avenue", None)
+    assert t.s.expecting("dog")[0] == "bid"
+    assert t.hear("dog", "bid three hundred", UNSURE) == "Did you say bid M300?"
+    assert t.s.expecting("dog")[0] == "yes_no" and t.s.expecting("racecar")[0] == "bid"
+    assert t.s.expecting()[0] == "bid"
+    t.hear("dog", "yes", CLEAR)
+    assert t.s.auction is not None and t.s.auction.bidder == "dog"
+    assert t.s.expecting("dog")[0] == "bid"
+
+
 def test_nothing_is_journalled_until_the_uncertain_answer_is_confirmed(tmp_path: Path) -> None:
     gf = GameFile(tmp_path / "g.sqlite")
     gf.create(Header(VB.id, "", ["racecar", "dog"], {}, 1))

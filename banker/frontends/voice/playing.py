@@ -191,7 +191,7 @@ class Playing:
         self.voices.flush()  # no turn is listened to without sound: the next moment is now
 
     def listening_for(self, token: str, ev: ButtonEvent) -> Listening:
-        kind, who = self.session.expecting()
+        kind, who = self.session.expecting(token)
         settings = self.vad
         if kind in ("bid", "yes_no") and token in who:
             settings = replace(settings, no_speech_seconds=min(PRESS_WINDOW, settings.no_speech_seconds))
