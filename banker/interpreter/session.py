@@ -442,19 +442,13 @@ class Session:
         return self.pending.asked if self.pending is not None else frozenset()
 
     def expecting(self, token: str = "") -> tuple[str, frozenset[str]]:
-        """What the banker waits for, for the recogniser's grammar: (kind, who).
-
-        kind: ``bid`` (auction), ``yes_no``, ``street``, ``number``, ``player``, ``amount``,
-        or ``any``. ``token``: the player about to speak. In an auction, the player asked
-        "Did you say bid M300?" is listened to for yes or no (the others for bids): the bid
-        grammar weighs "yes" 20 times below a bid.
-        """
-        if self.auction is not None:
-            p = self.pending
-            if p is not None and token in p.asked and p.wants_yes():
-                return "yes_no", p.asked
-            return "bid", frozenset(self.state.seated)
+        """What the banker waits for from ``token`` (the player about to speak), for the
+        recogniser's grammar: (kind, who); kind ``bid`` (an auction: but "Did you say bid
+        M300?" waits for the bidder's yes or no), ``yes_no``, ``street``, ``number``,
+        ``player``, ``amount`` or ``any``."""
         p = self.pending
+        if self.auction is not None and not (p and token in p.asked and p.wants_yes()):
+            return "bid", frozenset(self.state.seated)
         if p is None:
             return "any", frozenset(self.state.seated)
         return p.expecting(), p.asked

@@ -124,6 +124,24 @@ def test_narrowed_grammars(recognizer: Any, new_game: Any, focus: str, text: str
     assert (intent, slots) in [(r.intent, dict(r.slots)) for r in readings], heard  # collect
 
 
+def test_a_no_said_wrong_is_never_heard_as_a_yes(vb_grammar: Any) -> None:
+    """Slow piper's "wrong" (a no) was heard "right" (a yes) by both ears at 0.97 when a bare
+    "right" was a yes: the money read back would have moved. Now it is a no, in both ways of
+    hearing, clean and in pink noise (measured session 14: 2 of 18 "wrong"s before)."""
+    from banker.config import load_config
+    from banker.nlu.matcher import Recognized
+    from banker.speech.engine import make_engine
+
+    both = make_engine(load_config(), vb_grammar.edition, grammar=vb_grammar)
+    slow = Voice("piper", "joe", 1.2, noise=0.8)
+    pcm = clips.pad(clips.speech("wrong", slow))
+    for noisy in (pcm, clips.mix(pcm, "pink", 10.0, np.random.default_rng(66))):
+        heard = both.recognize(noisy, "yes_no")
+        m = vb_grammar.matcher.match(heard.text)
+        assert not (isinstance(m, Recognized) and m.intent == "yes"), heard
+    assert vb_grammar.matcher.match("wrong").intent == "no"
+
+
 def test_silence_and_too_short_audio_are_nothing(recognizer: Any) -> None:
     assert recognizer.recognize(np.zeros(800, np.int16)).text == ""
     quiet = recognizer.recognize(np.zeros(16000, np.int16))
