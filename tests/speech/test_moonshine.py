@@ -194,6 +194,33 @@ def test_below_the_band_only_the_same_words_count_and_a_low_risk_one_is_acted_on
     assert plain.recognize(pcm, "any").confidence == first.confidence
 
 
+def test_the_same_command_from_both_ears_is_asked_about_however_unsure_the_first(
+        recognizer: Any, moonshine: MoonshineRecognizer, vb_grammar: SpeechGrammar) -> None:
+    """espeak-ng (en-gb+m1, fast, high) "the bank pays me thirty five hundred": pocketsphinx
+    reads it right at 0.08 (below the band), Moonshine writes it nearly so (a snap of about
+    0.24): two ears heard the same command, so it is asked about (``DOUBTED``), not "Sorry?".
+    Without ``loose`` only a word-for-word reading counted there."""
+    from banker.speech.two_ears import BAND, DOUBTED, LOOSE_AGREED
+    from banker.tools.clips import Voice
+    from banker.tools.transcribe import NewGameJudge
+
+    voice = Voice("espeak", "en-gb+m1", 175, 65)
+    pcm = clips.pad(clips.speech("the bank pays me thirty five hundred", voice))
+    first = recognizer.recognize(pcm, "any")
+    assert first.text == "the bank pays me thirty five hundred" and first.confidence < BAND[0]
+    meaning = matcher_meaning(vb_grammar)
+    second = moonshine.recognize(pcm, "any")
+    assert meaning(second.text) == meaning(first.text), second
+    assert second.details["snap_distance"] > 0.0
+    ear = SecondEar(recognizer, moonshine, meaning, word_for_word=True, loose=LOOSE_AGREED)
+    heard = ear.recognize(pcm, "any")
+    assert heard.confidence == DOUBTED and heard.details["second_ear_loosely_agrees"] == 1.0
+    judge = NewGameJudge(vb_grammar.edition, matcher=vb_grammar.matcher)
+    assert judge.verdict(heard).decision == "confirm"
+    plain = SecondEar(recognizer, moonshine, meaning, word_for_word=True)
+    assert plain.recognize(pcm, "any").confidence == first.confidence
+
+
 def test_the_ears_differing_by_a_name_make_a_choice_question() -> None:
     """espeak-ng's "…from the hat…": pocketsphinx hears "the cat", unsure; Moonshine writes
     "the hat". Moonshine's reading becomes a second reading, and Mr. Monopoly asks which one
