@@ -366,7 +366,13 @@ def with_second_ear(first: Recognizer, grammar: Any, asr: Any,
     except MoonshineError as exc:
         notify(f"{exc} Listening with {first.engine} alone.")
         return first
-    return SecondEar(first, second, meaning or matcher_meaning(grammar), empty_below=EMPTY_BELOW,
-                     veto=True, word_for_word=True, swap_below=SWAP_WITHIN,
-                     swap_under=SWAP_UNDER, rescue=(RESCUE_UNDER, RESCUE_WITHIN),
-                     loose=LOOSE_AGREED, offer=OFFER, named=NAMED)
+    return second_ear_over(first, second, meaning or matcher_meaning(grammar))
+
+
+def second_ear_over(first: Recognizer, second: Recognizer, meaning: Meaning) -> SecondEar:
+    """``first`` and ``second`` as ``play`` hears with both (every rule on, this module's
+    values as they are now: ``tools.ear_records`` replays saved readings through it)."""
+    return SecondEar(first, second, meaning, empty_below=EMPTY_BELOW, veto=True,
+                     word_for_word=True, swap_below=SWAP_WITHIN, swap_under=SWAP_UNDER,
+                     rescue=(RESCUE_UNDER, RESCUE_WITHIN), loose=LOOSE_AGREED, offer=OFFER,
+                     named=NAMED)
