@@ -46,6 +46,13 @@ ANSWERING = ("answer", "use_key", "guess", "bid")
 # more 4 times, all one "ok" (0.69, babble), never twice running. A reading too unsure to be
 # anything between the two tries does not break the run; another answer does
 YES_AGAIN = 0.6
+# A spoken "yes" this sure is a yes to any question, the first time: the banker already asked
+# because it doubted the command, and the yes is a second, separate hearing. Above the second
+# ear's doubted readings (0.69, where a "no" was once heard as Moonshine's "ok") and at its
+# "two ears" value (0.76). A probe of 108 yes/no/other answers a condition (clean, 10 dB
+# babble and pink; six words each kind, six dev-set voices each, session 14): no "no" and no
+# chatter heard as a yes at 0.6 or more; yeses at 0.72-0.85: 2 of 36 in babble, 1 clean, 1 pink
+YES_ALONE = 0.72
 # A spoken answer to a choice ("Park Place or Atlantic Avenue?") that names one of the
 # candidates this surely is that command, acted on without "Did you say buy Park Place?" too:
 # the choice read both back, and the answer has to name one of them. 120 answers (60 street
@@ -278,7 +285,9 @@ class Answers:
             risk = "money"
         yes = Recognized("yes", {}, *((m.score, m.margin) if isinstance(m, Recognized)
                                       else (SPOTTED_SCORE, 100.0)), m.text)
-        return judge(yes, confidence, lambda _i: risk, lambda _i, _s: True).decision == "accept"
+        return (confidence * yes.score / 100 >= YES_ALONE
+                or judge(yes, confidence, lambda _i: risk, lambda _i, _s: True).decision
+                == "accept")
 
     def _sure_answer(self, p: Pending, player: str, cmd: Command, m: Match,
                      confidence: float | None, shown: Mapping[str, Any] | None = None) -> bool:

@@ -288,6 +288,24 @@ def test_a_yes_heard_twice_running_is_a_yes() -> None:
 
 
 
+def test_a_yes_heard_surely_enough_alone_is_a_yes_and_one_at_the_doubted_value_is_not() -> None:
+    """ "yes" at 0.76 (pocketsphinx's own, or two ears') answers "Did you say buy Baltic
+    Avenue?" the first time (``YES_ALONE``); at 0.69, the second ear's doubted value (where
+    a "no" was once heard as "ok"), it is "Sorry?" and nothing moves."""
+    from banker.interpreter.answers import YES_ALONE
+    from banker.speech.two_ears import DOUBTED, TWICE
+
+    assert DOUBTED < YES_ALONE <= TWICE
+    said: list[str] = []
+    s = Session(VB, ["racecar", "dog"], clock=VirtualClock(), on_say=said.append)
+    s.hear("racecar", "buy Baltic Avenue", 0.6)
+    s.hear("racecar", "yes", DOUBTED)
+    assert s.state.owner("Baltic Avenue") is None and said[-1].startswith("Sorry"), said
+    s.hear("dog", "buy Park Place", 0.6)
+    s.hear("dog", "yes", TWICE)
+    assert s.state.owner("Park Place") == "dog", said
+
+
 # --- a bid with no auction -------------------------------------------------------------------
 
 def test_a_bid_heard_unsurely_with_no_auction_open_is_not_asked_about() -> None:
