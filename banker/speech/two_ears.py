@@ -201,8 +201,8 @@ class SecondEar:
                 meant[t] = self.meaning(t)
             return meant[t]
 
-        agree = (bool(other.text) and near <= AGREE_WITHIN
-                 and meaning(other.text) == meaning(heard.text))
+        same = bool(other.text) and meaning(other.text) == meaning(heard.text)
+        agree = same and near <= AGREE_WITHIN
         details = {**heard.details, "second_ear_agrees": float(agree),
                    "second_ear_confidence": other.confidence,
                    "second_ear_seconds": other.seconds}
@@ -211,7 +211,6 @@ class SecondEar:
         alternatives = heard.alternatives
         # a loose agreement of two words or more is as good as a word-for-word reading
         loose = None if self.loose is None else twice(0.0, other.text, self.loose)
-        same = bool(other.text) and meaning(other.text) == meaning(heard.text)
         if same and deep:  # below the band: asked about, done at once only word for word
             if near == 0.0 and self.word_for_word:
                 conf = twice(near, other.text, DOUBTED)
@@ -229,11 +228,11 @@ class SecondEar:
             details["second_ear_vetoed"] = 1.0
         elif takes_second(conf, near, len(other.text.split()), deep, self.swap_below,
                           self.swap_under, self.rescue, self.word_for_word):
-            conf = twice(near, other.text, DOUBTED)
-            if _by_a_name(meaning(other.text), meaning(heard.text)):
+            by_name = _by_a_name(meaning(other.text), meaning(heard.text))
+            if by_name:
                 alternatives = ((heard.text, DOUBTED), *alternatives)  # "cat or hat?"
-                conf = DOUBTED
             text, words = other.text, other.words
+            conf = DOUBTED if by_name else twice(near, other.text, DOUBTED)
             details["second_ear_swapped"] = 1.0
         elif (other.text and (near <= AGREE_WITHIN or (lift and near <= NAMED_WITHIN))
               and _by_a_name(meaning(heard.text), meaning(other.text))):

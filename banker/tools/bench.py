@@ -158,6 +158,12 @@ def audio_for(item: Item, condition: str, seed: int) -> clips.Pcm:
     return clips.mix(pcm, kind, float(snr), np.random.default_rng(seed))
 
 
+def line_audio(i: int, item: Item, condition: str) -> clips.Pcm:
+    """Line ``i`` of the dev set as the bench hears it in ``condition`` (its own noise seed,
+    the same in every tool that replays the bench's lines)."""
+    return audio_for(item, condition, i * 7919 + len(condition))
+
+
 # --- decoding in worker processes -------------------------------------------------------------
 # what a kept decode holds: text, confidence, seconds and the other readings (the second ear's
 # near ones, n-best), so the bench weighs them as ``play`` does (choices, offered readings)
@@ -203,7 +209,7 @@ def _decode(job: tuple[int, Item, str]
     """One decode, from the cache when the same audio was decoded by the same code before
     (the last field says so; the seconds are the first decode's)."""
     i, item, cond = job
-    pcm = audio_for(item, cond, i * 7919 + len(cond))
+    pcm = line_audio(i, item, cond)
     audio = pcm.tobytes()
     kept = _CACHE.get(audio, item.focus) if _CACHE is not None else None
     if kept is not None:

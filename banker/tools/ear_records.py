@@ -47,7 +47,7 @@ def _init() -> None:
 
 def _both(job: tuple[int, bench.Item, str]) -> dict[str, Any]:
     i, item, cond = job
-    pcm = bench.audio_for(item, cond, i * 7919 + len(cond))  # the bench's own mix
+    pcm = bench.line_audio(i, item, cond)
     return {"i": i, "cond": cond, "first": asdict(_EARS.first.recognize(pcm, item.focus)),
             "second": asdict(_EARS.second.recognize(pcm, item.focus))}
 
@@ -110,17 +110,9 @@ def replay(items: Sequence[bench.Item], records: Sequence[dict[str, Any]]
     for r in records:
         item = items[r["i"]]
         first.now, second.now = heard(r["first"]), heard(r["second"])
-        pcm = bench.audio_for(item, r["cond"], r["i"] * 7919 + len(r["cond"]))
-        h = ears.recognize(pcm, item.focus)
+        h = ears.recognize(bench.line_audio(r["i"], item, r["cond"]), item.focus)
         out.append((r["i"], r["cond"], h.text, h.confidence, h.seconds, h.alternatives))
     return out
-
-
-def _number(text: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -147,7 +139,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not hasattr(two_ears, name) or not name.isupper():
             print(f"banker: speech.two_ears has no value called {name!r}.", file=sys.stderr)
             return 2
-        changes[name] = _number(value)
+        try:
+            changes[name] = float(value)
+        except ValueError:
+            print(f"banker: {name}={value!r} is not a number.", file=sys.stderr)
+            return 2
     try:
         records = [json.loads(line) for line in a.records.read_text(encoding="utf-8").splitlines()]
     except (OSError, ValueError) as exc:

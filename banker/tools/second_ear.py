@@ -121,7 +121,7 @@ def decode_dev(n: int, log: Any, conditions: Sequence[str] = DEV_CONDITIONS,
     from banker.editions import load_edition
     from banker.speech.engine import make_engine
     from banker.speech.moonshine_asr import MoonshineRecognizer
-    from banker.tools.bench import EDITION, audio_for
+    from banker.tools.bench import EDITION, line_audio
 
     ed = load_edition(EDITION)
     grammar = SpeechGrammar(ed)
@@ -131,7 +131,7 @@ def decode_dev(n: int, log: Any, conditions: Sequence[str] = DEV_CONDITIONS,
     items = dev_items(n, seed)
     for cond in conditions:
         for i, it in enumerate(items):
-            pcm = audio_for(it, cond, i * 7919 + len(cond))  # the bench's own seeds
+            pcm = line_audio(i, it, cond)
             slots = sorted((k, str(v)) for k, v in it.slots)
             out.append(_both(ps, ms, "dev", cond, it.text, pcm, it.intent, slots))
             log(out[-1])

@@ -31,8 +31,7 @@ def test_a_replay_of_kept_readings_is_what_the_live_ears_hear(tmp_path: Path) ->
                        load_edition(bench.EDITION))
     assert isinstance(live, SecondEar)
     for i, cond, text, conf, _secs, alts in ear_records.replay(items, records):
-        pcm = bench.audio_for(items[i], cond, i * 7919 + len(cond))
-        heard = live.recognize(pcm, items[i].focus)
+        heard = live.recognize(bench.line_audio(i, items[i], cond), items[i].focus)
         assert (text, round(conf, 6), alts) == (heard.text, round(heard.confidence, 6),
                                                 heard.alternatives), (items[i].text, cond)
 
@@ -48,3 +47,5 @@ def test_a_replay_changes_a_value_for_a_while_and_refuses_unknown_names(
     (tmp_path / "none.jsonl").write_text("")
     assert ear_records.main(["replay", str(tmp_path / "none.jsonl"), "--set", "NOPE=1"]) == 2
     assert "no value called 'NOPE'" in capsys.readouterr().err
+    assert ear_records.main(["replay", str(tmp_path / "none.jsonl"), "--set", "TWICE=x"]) == 2
+    assert "TWICE='x' is not a number." in capsys.readouterr().err
