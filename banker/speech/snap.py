@@ -23,6 +23,12 @@ from banker.speech.automata import Fsa
 # most this many edits a character (of the longer), and costs JOIN_FACTOR times that:
 # otherwise table talk folds onto any long command
 JOIN_LIMIT, JOIN_FACTOR = 0.4, 1.0
+# a tie is broken by the other measure of likeness (edits per character against the ratio of
+# matching characters): Moonshine's "free" is as near "three" as "four" and "fourteen" by
+# sound, and as near "three" as "fourteen" by spelling (a ratio favours a longer word that
+# holds it), but one edit from "three" by sound. The tie-break is small enough never to
+# outweigh a real difference (at most TIE a word), and the distance reported is without it
+TIE = 1e-4
 
 
 @dataclass(frozen=True)
@@ -137,9 +143,16 @@ def _distance(queries: Sequence[str | None], vocab: Sequence[str | None], strict
 
 
 def _costs(queries: Sequence[Sequence[str]], arcs: _Arcs, sound: Sound | None,
-           strict: bool = False) -> Any:
+           strict: bool = False) -> tuple[Any, Any]:
     """Substitution costs of each query (one written word or two) against the vocabulary:
-    by spelling, or by sound when that is closer."""
+    by spelling, or by sound when that is closer; and the same plus ``TIE`` times the cost by
+    the other measure (edits per character against the ratio), which the search uses to
+    break ties."""
+    return _best(queries, arcs, sound, strict), _best(queries, arcs, sound, not strict)
+
+
+def _best(queries: Sequence[Sequence[str]], arcs: _Arcs, sound: Sound | None, strict: bool
+          ) -> Any:
     cost = _distance(["".join(q) for q in queries], arcs.spelled, strict)
     if sound is not None and queries:
         cost = np.minimum(cost, _distance([_sounds(q, sound) for q in queries],
@@ -147,9 +160,11 @@ def _costs(queries: Sequence[Sequence[str]], arcs: _Arcs, sound: Sound | None,
     return cost
 
 
-def _joined(cost: Any) -> Any:
+def _joined(costs: tuple[Any, Any]) -> tuple[Any, Any]:
     """Costs of joins: too unlike is no join at all."""
-    return np.where(cost <= JOIN_LIMIT, cost * JOIN_FACTOR, np.inf)
+    best, other = costs
+    return (np.where(best <= JOIN_LIMIT, best * JOIN_FACTOR, np.inf),
+            np.where(best <= JOIN_LIMIT, (best + TIE * other) * JOIN_FACTOR, np.inf))
 
 
 def snap(words: Sequence[str], fsa: Fsa, sound: Sound | None = None) -> Snap:
@@ -158,39 +173,46 @@ def snap(words: Sequence[str], fsa: Fsa, sound: Sound | None = None) -> Snap:
     sound."""
     arcs = _prepare(fsa)
     n = len(words)
-    one = _costs([(w,) for w in words], arcs, sound)
+    best, other = _costs([(w,) for w in words], arcs, sound)
+    one = best, best + TIE * other
     two = _joined(_costs([(words[i], words[i + 1]) for i in range(n - 1)], arcs, sound, True))
     one_joined = _joined(_costs([(w,) for w in words], arcs, sound, True))
     inf = float("inf")
+    # cost[i][s]: the search's cost (ties broken) and the distance without the tie-break
     cost = [[inf] * fsa.n for _ in range(n + 1)]
+    real = [[inf] * fsa.n for _ in range(n + 1)]
     # back[i][s]: (previous column, previous state, grammar words said on the way)
     back: list[list[tuple[int, int, tuple[str, ...]] | None]] = [[None] * fsa.n for _ in range(n + 1)]
-    cost[0][fsa.start] = 0.0
+    cost[0][fsa.start] = real[0][fsa.start] = 0.0
 
-    def relax(i: int, s: int, c: float, how: tuple[int, int, tuple[str, ...]]) -> None:
+    def relax(i: int, s: int, step: tuple[float, float], how: tuple[int, int, tuple[str, ...]]
+              ) -> None:
+        j, p = how[0], how[1]
+        c = cost[j][p] + step[1]
         if c < cost[i][s]:
-            cost[i][s], back[i][s] = c, how
+            cost[i][s], real[i][s], back[i][s] = c, real[j][p] + step[0], how
 
     for i in range(n + 1):
         if i > 0:
-            prev, row = cost[i - 1], one[i - 1]
+            prev = cost[i - 1]
+            row, tied = one[0][i - 1], one[1][i - 1]
             for s in range(fsa.n):
                 if prev[s] < inf:
-                    relax(i, s, prev[s] + 1.0, (i - 1, s, ()))  # a written word of no command
+                    relax(i, s, (1.0, 1.0), (i - 1, s, ()))  # a written word of no command
             for s, d, k, w in arcs.words:
                 if prev[s] < inf:
-                    relax(i, d, prev[s] + float(row[k]), (i - 1, s, (w,)))
-            joined = one_joined[i - 1]
+                    relax(i, d, (float(row[k]), float(tied[k])), (i - 1, s, (w,)))
+            joined, joined_tied = one_joined[0][i - 1], one_joined[1][i - 1]
             for s, d, k, w1, w2 in arcs.pairs:
                 if prev[s] < inf:
-                    relax(i, d, prev[s] + float(joined[k]), (i - 1, s, (w1, w2)))
+                    relax(i, d, (float(joined[k]), float(joined_tied[k])), (i - 1, s, (w1, w2)))
         if i > 1:
-            prev2, row2 = cost[i - 2], two[i - 2]
+            prev2, row2, tied2 = cost[i - 2], two[0][i - 2], two[1][i - 2]
             for s, d, k, w in arcs.words:
                 if prev2[s] < inf:
-                    relax(i, d, prev2[s] + float(row2[k]), (i - 2, s, (w,)))
+                    relax(i, d, (float(row2[k]), float(tied2[k])), (i - 2, s, (w,)))
         _within_column(i, arcs, cost, relax)
-    return _read_back(words, fsa, cost, back)
+    return _read_back(words, fsa, cost, real, back)
 
 
 def _within_column(i: int, arcs: _Arcs, cost: list[list[float]], relax: Any) -> None:
@@ -200,10 +222,12 @@ def _within_column(i: int, arcs: _Arcs, cost: list[list[float]], relax: Any) -> 
         if row[s] == float("inf"):
             continue
         for d, w in arcs.within.get(s, ()):
-            relax(i, d, row[s] + (1.0 if w else 0.0), (i, s, (w,) if w else ()))
+            step = 1.0 if w else 0.0
+            relax(i, d, (step, step), (i, s, (w,) if w else ()))
 
 
 def _read_back(words: Sequence[str], fsa: Fsa, cost: list[list[float]],
+               real: list[list[float]],
                back: list[list[tuple[int, int, tuple[str, ...]] | None]]) -> Snap:
     n = len(words)
     last = cost[n]
@@ -216,7 +240,7 @@ def _read_back(words: Sequence[str], fsa: Fsa, cost: list[list[float]],
         said.extend(reversed(b[2]))
         i, s = b[0], b[1]
     said.reverse()
-    return Snap(" ".join(said), last[end] / max(1, n, len(said)))
+    return Snap(" ".join(said), real[n][end] / max(1, n, len(said)))
 
 
 def _topological(fsa: Fsa) -> list[int]:

@@ -5,8 +5,9 @@ try. Here every dev-set line (focus "any") is decoded once by each ear on its ow
 always, not only when pocketsphinx is unsure) and kept as JSON lines; a replay hands those
 readings to the real ``SecondEar`` (``two_ears.second_ear_over``, as ``play`` builds it, with
 any of the module's values changed) and scores the result with ``bench.score``: the same
-figures as ``banker bench`` to the item, in seconds. A second seed gives a held-out set, for
-checking that a change is not fitted to the first.
+figures as ``banker bench`` to the item, in seconds. Moonshine's free text is kept too and
+snapped again on replay, so a change to ``speech.snap`` is measured the same way. A second
+seed gives a held-out set, for checking that a change is not fitted to the first.
 
     python -m banker.tools.ear_records decode OUT.jsonl [--seed 2026] [--commands 200 --chatter 60]
     python -m banker.tools.ear_records replay OUT.jsonl [--seed 2026] [--set TWICE=0.69 ...]
@@ -22,7 +23,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -48,8 +49,10 @@ def _init() -> None:
 def _both(job: tuple[int, bench.Item, str]) -> dict[str, Any]:
     i, item, cond = job
     pcm = bench.line_audio(i, item, cond)
-    return {"i": i, "cond": cond, "first": asdict(_EARS.first.recognize(pcm, item.focus)),
-            "second": asdict(_EARS.second.recognize(pcm, item.focus))}
+    first = asdict(_EARS.first.recognize(pcm, item.focus))
+    second = asdict(_EARS.second.recognize(pcm, item.focus))
+    return {"i": i, "cond": cond, "first": first, "second": second,
+            "free": _EARS.second.last_transcript}
 
 
 def decode(items: Sequence[bench.Item], out: Path, conditions: Sequence[str] = CONDITIONS,
@@ -67,6 +70,16 @@ def heard(d: dict[str, Any]) -> Heard:
     return Heard(**{**d, "words": tuple(WordScore(*w) if isinstance(w, list) else WordScore(**w)
                                         for w in d["words"]),
                     "alternatives": tuple((t, c) for t, c in d["alternatives"])})
+
+
+class _KeptText:
+    """Moonshine's model as a transcriber that gives back the free text it is handed."""
+
+    def __init__(self) -> None:
+        self.now = ""
+
+    def transcribe(self, pcm: Pcm) -> str:
+        return self.now
 
 
 class _Kept:
@@ -101,16 +114,23 @@ def replay(items: Sequence[bench.Item], records: Sequence[dict[str, Any]]
     them. The audio is mixed again only for the rules that judge the room (the veto)."""
     from banker.editions import load_edition
     from banker.speech.grammar import SpeechGrammar
+    from banker.speech.moonshine_asr import MoonshineRecognizer
     from banker.speech.two_ears import matcher_meaning, second_ear_over
 
     grammar = SpeechGrammar(load_edition(bench.EDITION))
-    first, second = _Kept("pocketsphinx"), _Kept("moonshine")
+    first, second, free = _Kept("pocketsphinx"), _Kept("moonshine"), _KeptText()
+    snapped = MoonshineRecognizer(grammar, model=free)
     ears = second_ear_over(first, second, matcher_meaning(grammar))
     out = []
     for r in records:
         item = items[r["i"]]
+        pcm = bench.line_audio(r["i"], item, r["cond"])
         first.now, second.now = heard(r["first"]), heard(r["second"])
-        h = ears.recognize(bench.line_audio(r["i"], item, r["cond"]), item.focus)
+        if "free" in r:  # Moonshine's own words, snapped again by the snap as it is now
+            free.now = r["free"]
+            second.now = replace(snapped.recognize(pcm, item.focus),
+                                 seconds=second.now.seconds)  # the model's time, as kept
+        h = ears.recognize(pcm, item.focus)
         out.append((r["i"], r["cond"], h.text, h.confidence, h.seconds, h.alternatives))
     return out
 

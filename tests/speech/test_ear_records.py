@@ -26,6 +26,7 @@ def test_a_replay_of_kept_readings_is_what_the_live_ears_hear(tmp_path: Path) ->
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert {(r["i"], r["cond"]) for r in records} == {(i, c) for c in conditions
                                                         for i in range(6)}
+    assert all(isinstance(r["free"], str) for r in records)  # Moonshine's words, snapped again
     config = load_config()
     live = make_engine({**config, "asr": {**config["asr"], "second_ear": "moonshine"}},
                        load_edition(bench.EDITION))

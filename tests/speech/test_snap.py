@@ -64,3 +64,16 @@ def test_table_talk_stays_far_from_every_command(vb_grammar: SpeechGrammar) -> N
         assert snap(chatter.split(), fsa, lexicon.sound).distance > 0.35, chatter
     heard = snap(["and", "knew", "that"], fsa, lexicon.sound)
     assert heard.text == "undo that" and heard.distance < 0.1
+
+
+def test_a_tie_goes_to_the_word_fewer_edits_away() -> None:
+    """Moonshine's "free" is as near "four" and "fourteen" as "three" by one measure or the
+    other (a ratio of matching characters favours the longer word that holds it); one edit
+    from "three" by sound breaks the tie, and the distance reported is the plain one."""
+    lexicon = Lexicon()
+    fsa = _sentences("pay four hundred", "pay fourteen hundred", "pay three hundred")
+    for sound in (None, lexicon.sound):
+        near = snap(["pay", "free", "hundred"], fsa, sound)
+        assert near.text == "pay three hundred", sound
+        assert abs(near.distance - (1 - 2 * 3 / 9) / 3) < 1e-9  # "free" for "three", a third
+    assert snap(["bye"], _sentences("buy", "by four"), lexicon.sound).distance == 0.0
