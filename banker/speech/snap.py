@@ -143,16 +143,9 @@ def _distance(queries: Sequence[str | None], vocab: Sequence[str | None], strict
 
 
 def _costs(queries: Sequence[Sequence[str]], arcs: _Arcs, sound: Sound | None,
-           strict: bool = False) -> tuple[Any, Any]:
+           strict: bool = False) -> Any:
     """Substitution costs of each query (one written word or two) against the vocabulary:
-    by spelling, or by sound when that is closer; and the same plus ``TIE`` times the cost by
-    the other measure (edits per character against the ratio), which the search uses to
-    break ties."""
-    return _best(queries, arcs, sound, strict), _best(queries, arcs, sound, not strict)
-
-
-def _best(queries: Sequence[Sequence[str]], arcs: _Arcs, sound: Sound | None, strict: bool
-          ) -> Any:
+    by spelling, or by sound when that is closer."""
     cost = _distance(["".join(q) for q in queries], arcs.spelled, strict)
     if sound is not None and queries:
         cost = np.minimum(cost, _distance([_sounds(q, sound) for q in queries],
@@ -160,11 +153,18 @@ def _best(queries: Sequence[Sequence[str]], arcs: _Arcs, sound: Sound | None, st
     return cost
 
 
+def _tie_broken(cost: Any, other: Any) -> tuple[Any, Any]:
+    """The costs, and the same plus ``TIE`` times the costs by the other measure (edits per
+    character against the ratio): the search uses the second, the distance the first."""
+    return cost, cost + TIE * other
+
+
 def _joined(costs: tuple[Any, Any]) -> tuple[Any, Any]:
     """Costs of joins: too unlike is no join at all."""
-    best, other = costs
-    return (np.where(best <= JOIN_LIMIT, best * JOIN_FACTOR, np.inf),
-            np.where(best <= JOIN_LIMIT, (best + TIE * other) * JOIN_FACTOR, np.inf))
+    cost, tied = costs
+    near = cost <= JOIN_LIMIT
+    return (np.where(near, cost * JOIN_FACTOR, np.inf),
+            np.where(near, tied * JOIN_FACTOR, np.inf))
 
 
 def snap(words: Sequence[str], fsa: Fsa, sound: Sound | None = None) -> Snap:
@@ -173,10 +173,12 @@ def snap(words: Sequence[str], fsa: Fsa, sound: Sound | None = None) -> Snap:
     sound."""
     arcs = _prepare(fsa)
     n = len(words)
-    best, other = _costs([(w,) for w in words], arcs, sound)
-    one = best, best + TIE * other
-    two = _joined(_costs([(words[i], words[i + 1]) for i in range(n - 1)], arcs, sound, True))
-    one_joined = _joined(_costs([(w,) for w in words], arcs, sound, True))
+    singles = [(w,) for w in words]
+    pairs = [(words[i], words[i + 1]) for i in range(n - 1)]
+    ratio, edits = _costs(singles, arcs, sound), _costs(singles, arcs, sound, True)
+    one = _tie_broken(ratio, edits)
+    one_joined = _joined(_tie_broken(edits, ratio))  # a join is judged by edits
+    two = _joined(_tie_broken(_costs(pairs, arcs, sound, True), _costs(pairs, arcs, sound)))
     inf = float("inf")
     # cost[i][s]: the search's cost (ties broken) and the distance without the tie-break
     cost = [[inf] * fsa.n for _ in range(n + 1)]
