@@ -2,15 +2,19 @@
 round): ``dialogue_open`` and ``dialogue_closed`` notes, in the order a resume reads them.
 
 A resume trusts the last note, so the order is the whole point: a question's end is held
-back until the next words are said (a transaction in between closes every dialogue on its
-own), and is written before a new auction or betting round's "open", never after it.
+back until the next words are said (a transaction or an undo in between closes every
+dialogue on its own), and is written before a new auction or betting round's "open", never after it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from banker.ledger import Journal
+
+if TYPE_CHECKING:
+    from banker.interpreter.questions import Pending
 
 
 class DialogueNotes:
@@ -47,12 +51,13 @@ class DialogueNotes:
             closing, self._closing = self._closing, None
             self._write("dialogue_closed", closing)
 
-    def committed(self, still_open: str | None) -> None:
-        """A transaction closed every dialogue on disk; ``still_open``: a question asked of
-        another player stays open, so it is noted open again."""
+    def committed(self, still_open: Pending | None) -> None:
+        """A transaction or an undo closed every dialogue on disk (that is how a resume reads
+        them); ``still_open``: the question open now (asked of another player, or of the one
+        who undid) stays open, so it is noted open again if it was noted at all."""
         self._closing = None
-        if still_open is not None:
-            self._write("dialogue_open", still_open)
+        if still_open is not None and still_open.marked:
+            self._write("dialogue_open", still_open.marker())
 
     def _write(self, kind: str, marker: str) -> None:
         journal = self._journal_of()

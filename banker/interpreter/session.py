@@ -400,8 +400,7 @@ class Session:
                 return False
         else:
             tx.seq = len(self.history) + 1
-        p = self._pending
-        self.notes.committed(p.marker() if p is not None and p.marked else None)
+        self.notes.committed(self._pending)
         self.history.append(tx)
         self.state = fold(self.state, tx.events)
         return True

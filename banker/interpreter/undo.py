@@ -64,6 +64,7 @@ def do_undo(s: Session, tx: Transaction, player: str | None) -> None:
         except JournalWriteError as exc:
             s.say("refused." + exc.code)
             return
+    s.notes.committed(s.pending)  # the undo row closed every dialogue on disk, as a tx does
     before = s.state
     s.history = [t for t in s.history if t.seq != tx.seq]
     s.state = s.committed_state()

@@ -97,3 +97,20 @@ def test_an_unsold_auction_is_closed_on_disk_before_it_is_said(tmp_path: Path) -
     unsold = [d for text, d in on_disk if "Baltic Avenue" in text][-1]
     assert unsold is None, on_disk
     gf.close()
+
+
+def test_an_undo_while_a_question_is_open_leaves_it_open_on_disk(tmp_path: Path) -> None:
+    """An undo row closes every dialogue when the journal is read back, as a transaction
+    does; the asked player's question stays open after his undo, so it must be noted open
+    again (the kill loop, seed 269287621: a shortfall question, "undo that", then a kill
+    resumed with nothing interrupted)."""
+    path, gf = _game(tmp_path, "voice-banking")
+    s = Session(VB, ["hat", "dog"], clock=VirtualClock(), journal=gf)
+    for player, line in [("hat", "buy Baltic Avenue"), ("dog", "buy Park Place"),
+                         ("hat", "pay 1439"), ("hat", "pay rent on Park Place")]:
+        s.hear(player, line)
+    assert s.pending is not None and GameFile(path).peek().open_dialogue == "ask_give_up"
+    s.hear("hat", "undo that")  # takes back "pay 1439"; the question is still asked
+    assert s.state.cash("hat") == 1440 and s.pending is not None
+    assert GameFile(path).peek().open_dialogue == "ask_give_up"
+    gf.close()
