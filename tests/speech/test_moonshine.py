@@ -17,7 +17,7 @@ from banker.speech.moonshine_asr import (
     snap,
     spoken_words,
 )
-from banker.speech.two_ears import SecondEar, matcher_meaning
+from banker.speech.two_ears import Room, SecondEar, matcher_meaning
 from banker.tools import clips
 
 
@@ -174,22 +174,29 @@ def test_below_the_band_only_the_same_words_count_and_a_low_risk_one_is_acted_on
         recognizer: Any, moonshine: MoonshineRecognizer, vb_grammar: SpeechGrammar) -> None:
     """espeak-ng's "go to jail" is read right by pocketsphinx with almost no confidence
     (measured 0.07, below the band); Moonshine writes "Go to jail," word for word: two ears
-    stand behind it (``TWICE``), so this low-risk command is done at once instead of "Sorry?",
-    while a money command that sure would still be asked about. Without ``word_for_word``
-    it stays as it was."""
+    stand behind it. In this quiet room that is ``HEARD_CLEARLY`` (acted on at once, money
+    too); the same two readings through 10 dB babble are only ``TWICE``: this low-risk
+    command is done at once instead of "Sorry?", a money command would be asked about.
+    Without ``word_for_word`` it stays as it was."""
+    import numpy as np
+
     from banker.interpreter.hearing import ACCEPT_LOW, ACCEPT_MONEY
-    from banker.speech.two_ears import TWICE
+    from banker.speech.two_ears import HEARD_CLEARLY, TWICE, twice
     from banker.tools.transcribe import NewGameJudge
 
-    assert ACCEPT_LOW <= TWICE < ACCEPT_MONEY
+    assert ACCEPT_LOW <= TWICE < ACCEPT_MONEY <= HEARD_CLEARLY
     pcm = clips.pad(clips.speech("go to jail", clips.ESPEAK))
     first = recognizer.recognize(pcm, "any")
     assert first.text == "go to jail" and first.confidence < 0.1
     ear = SecondEar(recognizer, moonshine, matcher_meaning(vb_grammar), word_for_word=True)
     heard = ear.recognize(pcm, "any")
-    assert heard.confidence == TWICE and heard.details["second_ear_word_for_word"] == 1.0
+    assert heard.confidence == HEARD_CLEARLY and heard.details["second_ear_word_for_word"] == 1.0
     judge = NewGameJudge(vb_grammar.edition, matcher=vb_grammar.matcher)
     assert judge.verdict(heard).decision == "accept"
+    noisy = clips.mix(pcm, "babble", 10.0, np.random.default_rng(3))
+    assert twice(0.0, "go to jail", 0.69, Room(noisy, None)) == TWICE
+    assert twice(0.0, "go to jail", 0.69, Room(pcm, None)) == HEARD_CLEARLY
+    assert twice(0.05, "go to jail", 0.69, Room(pcm, None)) == 0.69  # not word for word
     plain = SecondEar(recognizer, moonshine, matcher_meaning(vb_grammar))
     assert plain.recognize(pcm, "any").confidence == first.confidence
 
@@ -495,6 +502,7 @@ def test_the_live_path_judges_the_room_as_heard_not_as_the_filter_left_it() -> N
     audio, raw = live(talk)
     assert raw is not None and not speaker_norm.quiet(raw)
     assert speaker_norm.quiet(audio)  # the filter's output alone would pass for a quiet room
+    assert not Room(audio, raw)() and Room(audio, None)()  # money word for word: as heard
     given: list[np.ndarray] = []
     second = ears.second
 
