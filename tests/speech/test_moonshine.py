@@ -170,33 +170,35 @@ def test_table_talk_moonshine_writes_down_is_doubted_twice_in_a_quiet_room(
     assert "second_ear_vetoed" not in ear.recognize(noisy, "any").details
 
 
-def test_below_the_band_only_the_same_words_count_and_a_low_risk_one_is_acted_on(
+def test_below_the_band_two_ears_word_for_word_act_and_a_quiet_room_acts_on_money(
         recognizer: Any, moonshine: MoonshineRecognizer, vb_grammar: SpeechGrammar) -> None:
-    """espeak-ng's "go to jail" is read right by pocketsphinx with almost no confidence
-    (measured 0.07, below the band); Moonshine writes "Go to jail," word for word: two ears
-    stand behind it. In this quiet room that is ``HEARD_CLEARLY`` (acted on at once, money
-    too); the same two readings through 10 dB babble are only ``TWICE``: this low-risk
-    command is done at once instead of "Sorry?", a money command would be asked about.
-    Without ``word_for_word`` it stays as it was."""
+    """espeak-ng's (en-gb+m5, fast, high) "I am bankrupt" is read right by pocketsphinx with
+    almost no confidence (measured 0.10, below the band); Moonshine writes "I am bankrupt."
+    word for word: two ears stand behind it. In this quiet room that is ``HEARD_CLEARLY``,
+    acted on at once (in a new game: refused with its reason, as the rules say, instead of
+    "Did you say…?"); the same two readings through 10 dB babble are only ``TWICE``: a
+    low-risk command is done at once, a money command asked about. Without
+    ``word_for_word`` the first ear's doubt stays."""
     import numpy as np
 
     from banker.interpreter.hearing import ACCEPT_LOW, ACCEPT_MONEY
-    from banker.speech.two_ears import HEARD_CLEARLY, TWICE, twice
+    from banker.speech.two_ears import BAND, HEARD_CLEARLY, TWICE, twice
+    from banker.tools.clips import Voice
     from banker.tools.transcribe import NewGameJudge
 
     assert ACCEPT_LOW <= TWICE < ACCEPT_MONEY <= HEARD_CLEARLY
-    pcm = clips.pad(clips.speech("go to jail", clips.ESPEAK))
+    pcm = clips.pad(clips.speech("i am bankrupt", Voice("espeak", "en-gb+m5", 175, 65)))
     first = recognizer.recognize(pcm, "any")
-    assert first.text == "go to jail" and first.confidence < 0.1
+    assert first.text == "i am bankrupt" and first.confidence < BAND[0], first
     ear = SecondEar(recognizer, moonshine, matcher_meaning(vb_grammar), word_for_word=True)
     heard = ear.recognize(pcm, "any")
     assert heard.confidence == HEARD_CLEARLY and heard.details["second_ear_word_for_word"] == 1.0
     judge = NewGameJudge(vb_grammar.edition, matcher=vb_grammar.matcher)
     assert judge.verdict(heard).decision == "accept"
     noisy = clips.mix(pcm, "babble", 10.0, np.random.default_rng(3))
-    assert twice(0.0, "go to jail", 0.69, Room(noisy, None)) == TWICE
-    assert twice(0.0, "go to jail", 0.69, Room(pcm, None)) == HEARD_CLEARLY
-    assert twice(0.05, "go to jail", 0.69, Room(pcm, None)) == 0.69  # not word for word
+    assert twice(0.0, "i am bankrupt", 0.69, Room(noisy, None)) == TWICE
+    assert twice(0.0, "i am bankrupt", 0.69, Room(pcm, None)) == HEARD_CLEARLY
+    assert twice(0.05, "i am bankrupt", 0.69, Room(pcm, None)) == 0.69  # not word for word
     plain = SecondEar(recognizer, moonshine, matcher_meaning(vb_grammar))
     assert plain.recognize(pcm, "any").confidence == first.confidence
 
