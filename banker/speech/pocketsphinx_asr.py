@@ -308,6 +308,7 @@ class PocketsphinxRecognizer:
         if len(pcm) < RATE // 10:
             return Heard("", 0.0, engine=self.engine, focus=focus)
         filtered: dict[str, float] = {}
+        came = pcm if raw is None else np.asarray(raw, dtype=np.int16)  # before any filter
         if raw is not None:  # filtered by the listener: the same report as our own filter's
             filtered["filtered_db"] = background_db(pcm)
         elif self.denoiser is not None and wanted(pcm, self.tuning.denoise,
@@ -315,10 +316,12 @@ class PocketsphinxRecognizer:
             pcm = self.denoiser.process(pcm)
             # how quiet the room is once the filter took its steady noise out (babble stays)
             filtered["filtered_db"] = background_db(pcm)
-        if self.tuning.trim:
-            lo, hi = speech_span(pcm)
-            pcm = pcm[lo:hi]
-        if self.tuning.floor > 0 and digital_silence(pcm):
+        span = speech_span(pcm) if self.tuning.trim else (0, len(pcm))
+        whole = len(pcm)
+        pcm = pcm[span[0]:span[1]]
+        # digital silence in the audio as it came: a noise filter's output has some of its own
+        if self.tuning.floor > 0 and digital_silence(
+                came[span[0]:span[1]] if len(came) == whole else came):
             pcm = with_floor(pcm, self.tuning.floor)
         self._activate(focus)
         self._decode(pcm)

@@ -3,7 +3,8 @@ espeak-ng voice (issue 11 item 14): heard as the command the same words typed gi
 ignored, by the recogniser ``banker play`` builds with ``asr.second_ear: moonshine``
 (pocketsphinx and the Moonshine second ear, its words snapped onto the grammar by spelling
 or sound), or asked between it and another reading ("Cat or Hat?"). ``MISHEARD`` lists the
-ones that still fail, measured (piper 1 of 69, espeak-ng en-us+m3 6 of 69; 7 before the snap
+ones that still fail, measured (piper 1 of 69, espeak-ng en-us+m3 2 of 69; 6 before
+espeak-ng's digital silence was decoded over a noise floor, 7 before the snap
 broke a tie by sound with spelling, "free hundred" three not four; 8 before both ears
 hearing a command by a name apart were asked between, 9 before the second
 ear's near reading was offered when the first would get "Sorry?", 10 before a loose
@@ -29,15 +30,9 @@ pytestmark = pytest.mark.skipif(not clips.have_espeak(), reason="espeak-ng and s
 EDITIONS = ("voice-banking", "secret-vault", "jackpot")
 VOICES = {"piper": PIPER, "espeak-ng": ESPEAK}
 MISHEARD: frozenset[tuple[str, str, str]] = frozenset({  # (edition, voice, phrase), measured
-    ('secret-vault', 'espeak-ng', 'pay to guess'),
     ('secret-vault', 'espeak-ng', "what's in the vault"),
     ('jackpot', 'piper', 'steal the house on Baltic Avenue'),
-    ('jackpot', 'espeak-ng', 'chance'),
     ('jackpot', 'espeak-ng', 'spin'),
-    # the phrasings added with players joining, the third roll and combined deals, in
-    # espeak-ng's voice ("who's winning", 0.70 and 0.66, is answered since a query needs 0.60)
-    ('voice-banking', 'espeak-ng', 'add the cat'),
-    ('secret-vault', 'espeak-ng', 'trade Baltic Avenue and 200 for Park Place with the dog'),
 })
 
 CASES = [pytest.param(ed, voice, text, id=f"{ed}-{voice}-{text}",

@@ -19,9 +19,9 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_json_lines_for_each_file(tmp_path: Path) -> None:
-    a, b = tmp_path / "buy.wav", tmp_path / "pizza.wav"
+    a, b = tmp_path / "buy.wav", tmp_path / "lights.wav"
     clips.write_wav(a, clips.pad(clips.speech("buy Baltic Avenue")))
-    clips.write_wav(b, clips.pad(clips.speech("order a pizza")))
+    clips.write_wav(b, clips.pad(clips.speech("turn on the lights")))
     proc = _run("--json", str(a), str(b))
     assert proc.returncode == 0, proc.stderr
     rows = [json.loads(line) for line in proc.stdout.splitlines()]
