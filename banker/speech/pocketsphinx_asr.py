@@ -296,6 +296,26 @@ class PocketsphinxRecognizer:
         self.decoder.process_raw(pcm.tobytes(), no_search=False, full_utt=True)
         self.decoder.end_utt()
 
+    def _prepared(self, pcm: Pcm, raw: Pcm | None) -> tuple[Pcm, dict[str, float]]:
+        """The audio as it is decoded: filtered (unless the listener did), trimmed to the
+        speech, over the noise floor where it came with digital silence; and the room's
+        loudness after the filter (``filtered_db``) when one ran."""
+        filtered: dict[str, float] = {}
+        came = pcm if raw is None else np.asarray(raw, dtype=np.int16)  # before any filter
+        if raw is not None:  # filtered by the listener: the same report as our own filter's
+            filtered["filtered_db"] = background_db(pcm)
+        elif self.denoiser is not None and wanted(pcm, self.tuning.denoise,
+                                                   self.tuning.denoise_below_db):
+            pcm = self.denoiser.process(pcm)
+            # how quiet the room is once the filter took its steady noise out (babble stays)
+            filtered["filtered_db"] = background_db(pcm)
+        lo, hi = speech_span(pcm) if self.tuning.trim else (0, len(pcm))
+        # digital silence in the audio as it came: a noise filter's output has some of its own
+        if self.tuning.floor > 0 and digital_silence(came[lo:hi] if len(came) == len(pcm)
+                                                     else came):
+            return with_floor(pcm[lo:hi], self.tuning.floor), filtered
+        return pcm[lo:hi], filtered
+
     def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "",
                   raw: Pcm | None = None) -> Heard:
         """``speaker``: that player's start values (``speaker_norm``); "" for an utterance
@@ -307,22 +327,7 @@ class PocketsphinxRecognizer:
         self._start = speaker_norm.fmt(speaker_norm.parse(speaker)) if speaker and quiet else ""
         if len(pcm) < RATE // 10:
             return Heard("", 0.0, engine=self.engine, focus=focus)
-        filtered: dict[str, float] = {}
-        came = pcm if raw is None else np.asarray(raw, dtype=np.int16)  # before any filter
-        if raw is not None:  # filtered by the listener: the same report as our own filter's
-            filtered["filtered_db"] = background_db(pcm)
-        elif self.denoiser is not None and wanted(pcm, self.tuning.denoise,
-                                                   self.tuning.denoise_below_db):
-            pcm = self.denoiser.process(pcm)
-            # how quiet the room is once the filter took its steady noise out (babble stays)
-            filtered["filtered_db"] = background_db(pcm)
-        span = speech_span(pcm) if self.tuning.trim else (0, len(pcm))
-        whole = len(pcm)
-        pcm = pcm[span[0]:span[1]]
-        # digital silence in the audio as it came: a noise filter's output has some of its own
-        if self.tuning.floor > 0 and digital_silence(
-                came[span[0]:span[1]] if len(came) == whole else came):
-            pcm = with_floor(pcm, self.tuning.floor)
+        pcm, filtered = self._prepared(pcm, raw)
         self._activate(focus)
         self._decode(pcm)
         hyp = self.decoder.hyp()
