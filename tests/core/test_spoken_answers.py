@@ -69,6 +69,24 @@ def test_an_uncertain_street_answer_is_confirmed_before_anything_moves() -> None
     assert t.s.state.owner("Baltic Avenue") == "racecar" and len(t.s.history) == 1
 
 
+def test_a_bare_buy_heard_fairly_is_asked_which_street_not_did_you_say() -> None:
+    """Nothing moves on "buy" alone, and the street that answers it is judged as the whole
+    money command, so a query's certainty (0.60) opens the question at once."""
+    t = Table()
+    assert "Which street" in t.hear("racecar", "buy", UNSURE)
+    assert t.kind == "slot"
+    assert t.hear("racecar", "Baltic Avenue", UNSURE) == "Did you say buy Baltic Avenue?"
+    assert t.s.state.owner("Baltic Avenue") is None
+
+
+def test_a_bare_buy_heard_poorly_is_still_did_you_say() -> None:
+    t = Table()
+    assert t.hear("racecar", "buy", 0.5) == "Did you say buy?"
+    assert t.kind == "confirm"
+    t2 = Table()  # the whole money command at the same certainty is asked about too
+    assert t2.hear("racecar", "buy Baltic Avenue", UNSURE) == "Did you say buy Baltic Avenue?"
+
+
 def test_an_uncertain_yes_to_a_money_confirmation_is_not_a_yes() -> None:
     t = Table()
     t.hear("racecar", "buy", CLEAR)
