@@ -21,7 +21,10 @@ from banker.speech import speaker_norm
 from banker.speech.base import RATE, Heard, Pcm, Recognizer
 from banker.speech.moonshine_asr import BackgroundModel, MoonshineError, MoonshineRecognizer
 
-DOUBTED = 0.69  # a confidence below every accept threshold of the hearing policy
+# a confidence below the hearing policy's accept thresholds for money and low-risk commands:
+# asked about; a query, or a money command without its slot ("buy" alone), is acted on at
+# it (nothing moves; the answer to "which street?" is judged as the money command)
+DOUBTED = 0.69
 BAND = (0.1, 0.9)  # the first ear's confidences that ask the second ear (``unsure``)
 # when pocketsphinx heard nothing, Moonshine's reading is asked about if its snap moved it at
 # most this far (bench dev set, 200 items clean: exact 118 -> 122 of 150 commands, chatter
