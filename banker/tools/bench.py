@@ -311,7 +311,7 @@ def score(items: Sequence[Item], results: Iterable[Sequence[Any]],
         among = any(c.intent == item.intent and dict(c.slots) == dict(item.slots)
                     for c in h.candidates)
         decision = "choice" if h.choose else h.decision
-        money = judge.risk(h.intent) == "money"
+        money = judge.moves_money(h)
         kind = "chatter" if item.intent == "none" else "commands"
         rows.setdefault(cond, {}).setdefault(kind, []).append({
             "exact": right and decision in ("accept", "confirm"), "decision": decision,

@@ -129,7 +129,7 @@ class Judges:
             h = self.dev.hear(text, conf)
             right = h.intent == r.truth_intent and sorted(
                 (k, str(v)) for k, v in h.slots.items()) == [tuple(x) for x in r.truth_slots]
-            return h.decision, right, self.dev.risk(h.intent) == "money"
+            return h.decision, right, self.dev.moves_money(h)
         assert self.ctx is not None
         slots = self.ctx.meaning(text)
         match = Recognized(self.ctx.intent, dict(slots), 100.0, 100.0, text) if slots else \

@@ -59,6 +59,13 @@ class NewGameJudge:
     def risk(self, intent: str) -> str:
         return self.session.policy.risk(intent)
 
+    def moves_money(self, h: Hearing) -> bool:
+        """Whether acting on ``h`` moves money: a money command with every slot it needs
+        ("buy" alone only asks "Which street?", and the street is judged as the whole)."""
+        policy = self.session.policy
+        return policy.risk(h.intent) == "money" and all(
+            h.slots.get(s) is not None for s in policy.requires(h.intent))
+
     def speaker(self, text: str) -> str:
         """Who pressed: the first token, or the second when the words name the first (a
         player doesn't pay or ask about themself: "pay the t rex fifty" by the T-Rex would be

@@ -37,6 +37,16 @@ def test_scoring_counts_misbanked_and_accepted_chatter() -> None:
     assert "clean" in table({"ours": {"clean": r}})
 
 
+def test_a_wrong_command_without_its_street_is_not_misbanked() -> None:
+    """ "buy" alone heard for "pass go" only asks "Which street?": acted on, wrong, and no
+    money moves (the street that answers is judged as the whole money command)."""
+    items = [Item("pass go", "pass_go", (), PIPER), Item("pass go", "pass_go", (), PIPER)]
+    results = [(0, "clean", "buy", 0.7, 0.1), (1, "clean", "buy boardwalk", 0.9, 0.1)]
+    r = score(items, results)["clean"]
+    assert r["accepted_right_pct"] == 0.0 and r["rejected_pct"] == 0.0
+    assert r["misbanked"] == 1  # only the whole command
+
+
 def test_a_bid_is_judged_with_an_auction_open_and_chatter_heard_as_one_without() -> None:
     """A bid is only said in an auction: heard unsurely it is asked about there (right), while
     table talk heard as a bid between turns is "Sorry?" (no auction open)."""
