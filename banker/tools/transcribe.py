@@ -59,6 +59,12 @@ class NewGameJudge:
     def risk(self, intent: str) -> str:
         return self.session.policy.risk(intent)
 
+    def only_asks(self, h: Hearing) -> bool:
+        """Whether acting on ``h`` only asks for the rest: a command heard without a slot it
+        needs ("let me auction please" opens "Which street?"; nothing changes yet)."""
+        return h.decision == "accept" and any(
+            h.slots.get(s) is None for s in self.session.policy.requires(h.intent))
+
     def moves_money(self, h: Hearing) -> bool:
         """Whether acting on ``h`` moves money: a money command with every slot it needs
         ("buy" alone only asks "Which street?", and the street is judged as the whole)."""

@@ -47,6 +47,17 @@ def test_a_wrong_command_without_its_street_is_not_misbanked() -> None:
     assert r["misbanked"] == 1  # only the whole command
 
 
+def test_chatter_that_only_opens_a_question_is_asked_about_not_acted_on() -> None:
+    """ "check the oven please" heard as "let me auction please" (0.66) only asks "Which
+    street?": nothing changes, as after "Did you say…?"; the whole command is acted on."""
+    items = [Item("check the oven please", "none", (), PIPER),
+             Item("hand me that card", "none", (), PIPER)]
+    results = [(0, "clean", "let me auction please", 0.66, 0.1),
+               (1, "clean", "auction off baltic avenue", 0.9, 0.1)]
+    r = score(items, results)["clean"]
+    assert r["chatter_accepted_pct"] == 50.0 and r["chatter_confirmed_pct"] == 50.0
+
+
 def test_a_bid_is_judged_with_an_auction_open_and_chatter_heard_as_one_without() -> None:
     """A bid is only said in an auction: heard unsurely it is asked about there (right), while
     table talk heard as a bid between turns is "Sorry?" (no auction open)."""
