@@ -311,11 +311,7 @@ def score(items: Sequence[Item], results: Iterable[Sequence[Any]],
         among = any(c.intent == item.intent and dict(c.slots) == dict(item.slots)
                     for c in h.candidates)
         kind = "chatter" if item.intent == "none" else "commands"
-        # chatter that only opens a question ("Which street?") is asked about, not acted on:
-        # nothing changes, and the answer is judged as the whole command
-        opens = kind == "chatter" and judge.only_asks(h)
-        decision = "choice" if h.choose else "confirm" if opens else h.decision
-        money = judge.moves_money(h)
+        decision, money = judge.counted(h, kind == "chatter"), judge.moves_money(h)
         rows.setdefault(cond, {}).setdefault(kind, []).append({
             "exact": right and decision in ("accept", "confirm"), "decision": decision,
             "choice_right": h.choose and among,

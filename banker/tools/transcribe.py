@@ -59,11 +59,15 @@ class NewGameJudge:
     def risk(self, intent: str) -> str:
         return self.session.policy.risk(intent)
 
-    def only_asks(self, h: Hearing) -> bool:
-        """Whether acting on ``h`` only asks for the rest: a command heard without a slot it
-        needs ("let me auction please" opens "Which street?"; nothing changes yet)."""
-        return h.decision == "accept" and any(
+    def counted(self, h: Hearing, chatter: bool) -> str:
+        """The decision a bench counts: "choice" for a question between two readings, and
+        "confirm" for chatter heard as a command without a slot it needs ("let me auction
+        please" only opens "Which street?": asked about, nothing changes yet)."""
+        if h.choose:
+            return "choice"
+        opens = h.decision == "accept" and any(
             h.slots.get(s) is None for s in self.session.policy.requires(h.intent))
+        return "confirm" if chatter and opens else h.decision
 
     def moves_money(self, h: Hearing) -> bool:
         """Whether acting on ``h`` moves money: a money command with every slot it needs
