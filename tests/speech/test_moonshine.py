@@ -424,6 +424,19 @@ def test_a_word_for_word_second_reading_is_asked_about_over_a_sure_first_one() -
     assert not takes_second(0.87, 0.0, 1, False, SWAP_WITHIN, SWAP_UNDER)
 
 
+def test_one_word_rescues_a_first_reading_too_unsure_to_ask_about() -> None:
+    """espeak-ng's "spin" (Jackpot): pocketsphinx "pay boot two" at 0.22 would get "Sorry?";
+    Moonshine's "Stay in." snapped 0.2 onto "spin" is asked about instead. Over a first
+    reading that would itself be asked about, one word still never stands in (piper's "buy",
+    heard right at 0.79, that Moonshine wrote "Right?")."""
+    from banker.speech.two_ears import RESCUE_UNDER, RESCUE_WITHIN, SWAP_UNDER, SWAP_WITHIN, takes_second
+
+    rescue = (RESCUE_UNDER, RESCUE_WITHIN)
+    assert takes_second(0.22, 0.2, 1, True, SWAP_WITHIN, SWAP_UNDER, rescue)
+    assert not takes_second(0.22, 0.25, 1, True, SWAP_WITHIN, SWAP_UNDER, rescue)
+    assert not takes_second(0.79, 0.0, 1, False, SWAP_WITHIN, SWAP_UNDER, rescue)
+
+
 def test_a_command_the_first_ear_missed_is_asked_about_within_the_rescue_distance() -> None:
     """espeak-ng's (en-gb-x-rp+f2) "put a hotel": pocketsphinx hears nothing; Moonshine
     writes "Brought a hotel.", 0.2 from "buy a hotel" (the same command). Within

@@ -3,7 +3,8 @@ espeak-ng voice (issue 11 item 14): heard as the command the same words typed gi
 ignored, by the recogniser ``banker play`` builds with ``asr.second_ear: moonshine``
 (pocketsphinx and the Moonshine second ear, its words snapped onto the grammar by spelling
 or sound), or asked between it and another reading ("Cat or Hat?"). ``MISHEARD`` lists the
-ones that still fail, measured (piper 1 of 69, espeak-ng en-us+m3 2 of 69; 6 before
+ones that still fail, measured (piper 1 of 69, espeak-ng en-us+m3 1 of 69; 3 before a
+one-word second reading could stand in for a first too unsure to ask about, "spin"; 6 before
 espeak-ng's digital silence was decoded over a noise floor, 7 before the snap
 broke a tie by sound with spelling, "free hundred" three not four; 8 before both ears
 hearing a command by a name apart were asked between, 9 before the second
@@ -32,7 +33,6 @@ VOICES = {"piper": PIPER, "espeak-ng": ESPEAK}
 MISHEARD: frozenset[tuple[str, str, str]] = frozenset({  # (edition, voice, phrase), measured
     ('secret-vault', 'espeak-ng', "what's in the vault"),
     ('jackpot', 'piper', 'steal the house on Baltic Avenue'),
-    ('jackpot', 'espeak-ng', 'spin'),
 })
 
 CASES = [pytest.param(ed, voice, text, id=f"{ed}-{voice}-{text}",
