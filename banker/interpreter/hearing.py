@@ -85,6 +85,12 @@ THRESHOLDS = {"money": ACCEPT_MONEY, "low": ACCEPT_LOW, "harmless": ACCEPT_SAFE,
               OPENS: ACCEPT_SAFE}
 
 
+def lacks_slot(slots: Mapping[str, Any], required: Sequence[str]) -> bool:
+    """Whether a command heard with ``slots`` misses one it ``required``: the first step of
+    the two-step form ("buy" alone), which only asks for the rest."""
+    return any(slots.get(s) is None for s in required)
+
+
 def judge(match: Match, asr_confidence: float | None, risk_of: Callable[[str], str],
           legal: Legal, requires: Callable[[str], Sequence[str]] | None = None) -> Hearing:
     """One decision for one utterance. ``asr_confidence`` None means typed text.
@@ -99,7 +105,7 @@ def judge(match: Match, asr_confidence: float | None, risk_of: Callable[[str], s
         def risk_of(intent: str, _m: Match = match) -> str:
             r = base_risk(intent)
             slots = _m.slots if isinstance(_m, Recognized) else {"": 1}
-            if r == "money" and any(slots.get(s) is None for s in requires(intent)):
+            if r == "money" and lacks_slot(slots, requires(intent)):
                 return OPENS
             return r
 

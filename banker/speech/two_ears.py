@@ -95,7 +95,8 @@ SWAP_WITHIN, SWAP_UNDER, SWAP_WORDS = 0.05, 0.9, 2
 # to "is it four". A rescue of one word too (session 19; SWAP_WORDS is for a swap over a first
 # reading that would be asked about): saved records, babble 10 dB exact 88 -> 90 (seed 2026:
 # "undo", "cancel") and 93 -> 94 (seed 7: "repeat"); nothing else moved on either seed, the
-# real set the same figures; espeak-ng's "spin" ("Stay in.", 0.2) is asked about instead of "Sorry?"
+# real set the same figures; espeak-ng's "spin" ("Stay in.", 0.2) is asked about instead of
+# "Sorry?"
 RESCUE_UNDER, RESCUE_WITHIN = 0.30, 0.20
 # when the ears disagree and none of the above applies, Moonshine's reading, if its snap moved
 # it at most OFFER_WITHIN, goes to the interpreter as one more reading at OFFER: asked about

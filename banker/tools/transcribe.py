@@ -22,7 +22,7 @@ from typing import Any, TextIO
 
 from banker.editions import load_edition
 from banker.editions.model import Edition
-from banker.interpreter.hearing import Hearing, Said, judge
+from banker.interpreter.hearing import Hearing, Said, judge, lacks_slot
 from banker.interpreter.policy import plain
 from banker.nlu.canonical import spec_intent, spec_slots
 from banker.nlu.context import Context
@@ -65,16 +65,16 @@ class NewGameJudge:
         please" only opens "Which street?": asked about, nothing changes yet)."""
         if h.choose:
             return "choice"
-        opens = h.decision == "accept" and any(
-            h.slots.get(s) is None for s in self.session.policy.requires(h.intent))
+        opens = h.decision == "accept" and self._opens(h)
         return "confirm" if chatter and opens else h.decision
 
     def moves_money(self, h: Hearing) -> bool:
         """Whether acting on ``h`` moves money: a money command with every slot it needs
         ("buy" alone only asks "Which street?", and the street is judged as the whole)."""
-        policy = self.session.policy
-        return policy.risk(h.intent) == "money" and all(
-            h.slots.get(s) is not None for s in policy.requires(h.intent))
+        return self.risk(h.intent) == "money" and not self._opens(h)
+
+    def _opens(self, h: Hearing) -> bool:
+        return lacks_slot(h.slots, self.session.policy.requires(h.intent))
 
     def speaker(self, text: str) -> str:
         """Who pressed: the first token, or the second when the words name the first (a
