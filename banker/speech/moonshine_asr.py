@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -28,10 +28,10 @@ import numpy as np
 from banker.money import number_words, parse_number
 from banker.nlu.normalize import normalize_words
 from banker.speech import onnx_model
-from banker.speech.base import RATE, Heard, Pcm, speech_span
+from banker.speech.base import RATE, Heard, Pcm, WordScore, speech_span
 from banker.speech.grammar import Fsa
 from banker.speech.lexicon import Lexicon
-from banker.speech.snap import Sound, snap, warm
+from banker.speech.snap import Sound, distance_to, snap, warm
 
 LAYERS = 8  # decoder layers of base-en
 HEADS, HEAD_DIM = 8, 52
@@ -184,6 +184,13 @@ def once(words: list[str]) -> list[str]:
 _LEXICON = Lexicon()  # one for the process: it holds the dictionary's text once read
 
 
+def apart(words: Sequence[str], sentence: str) -> float:
+    """How far Moonshine's ``words`` (spoken, as ``spoken_words`` gives) are from one
+    ``sentence`` of grammar words, by the snap's measure (0 = the same words)."""
+    _LEXICON.learn(set(sentence.split()))
+    return distance_to(words, sentence.split(), _LEXICON.sound)
+
+
 class Transcriber(Protocol):
     """Free text for one utterance: ``Moonshine`` or a ``BackgroundModel``."""
 
@@ -193,7 +200,7 @@ class Transcriber(Protocol):
 class MoonshineRecognizer:
     """Moonshine's free text snapped onto the focus's grammar. ``confidence`` is 1 minus the
     snap distance (a transcript that needed no edits is 1.0); beyond ``max_distance`` the
-    text is "" (what it heard is no command)."""
+    text is "" (what it heard is no command) and ``words`` are the words it wrote down."""
 
     engine = "moonshine"
 
@@ -225,8 +232,11 @@ class MoonshineRecognizer:
         near = snap(words, self.grammar.fsa(focus), self.sound)
         details = {"free_words": float(len(words)), "snap_distance": near.distance}
         ok = bool(near.text) and near.distance <= self.max_distance
-        text = self.grammar.to_written(near.text) if ok else ""
-        return Heard(text, max(0.0, 1.0 - near.distance) if ok else 0.0, (), self.engine, focus,
+        if ok:
+            return Heard(self.grammar.to_written(near.text), max(0.0, 1.0 - near.distance), (),
+                         self.engine, focus, time.perf_counter() - t0, details)
+        # no command: the words it wrote down, for telling talk from a command said unclearly
+        return Heard("", 0.0, tuple(WordScore(w, 0.0) for w in words), self.engine, focus,
                      time.perf_counter() - t0, details)
 
 

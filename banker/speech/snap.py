@@ -217,6 +217,17 @@ def snap(words: Sequence[str], fsa: Fsa, sound: Sound | None = None) -> Snap:
     return _read_back(words, fsa, cost, real, back)
 
 
+def distance_to(words: Sequence[str], sentence: Sequence[str], sound: Sound | None = None
+                ) -> float:
+    """How far ``words`` are from one ``sentence`` (grammar words), by the snap's measure."""
+    fsa = Fsa(len(sentence) + 1, tuple((i, w, i + 1, 1.0) for i, w in enumerate(sentence)),
+              frozenset({len(sentence)}))
+    try:
+        return snap(words, fsa, sound).distance if words else 1.0
+    finally:
+        _PREPARED.pop(id(fsa), None)  # a sentence of the moment: not kept beside the grammars
+
+
 def _within_column(i: int, arcs: _Arcs, cost: list[list[float]], relax: Any) -> None:
     """Null arcs are free, a grammar word nobody wrote costs 1 (in topological order)."""
     row = cost[i]

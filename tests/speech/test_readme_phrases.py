@@ -3,8 +3,9 @@ espeak-ng voice (issue 11 item 14): heard as the command the same words typed gi
 ignored, by the recogniser ``banker play`` builds with ``asr.second_ear: moonshine``
 (pocketsphinx and the Moonshine second ear, its words snapped onto the grammar by spelling
 or sound), or asked between it and another reading ("Cat or Hat?"). ``MISHEARD`` lists the
-ones that still fail, measured (piper 1 of 69, espeak-ng en-us+m3 1 of 69; 3 before a
-one-word second reading could stand in for a first too unsure to ask about, "spin"; 6 before
+ones that still fail, measured (piper 1 of 69, espeak-ng en-us+m3 0 of 69; 2 before
+Moonshine's words near a fairly sure first reading stopped vetoing it, "what's in the
+vault"; 3 before a one-word second reading could stand in for a first too unsure to ask about, "spin"; 6 before
 espeak-ng's digital silence was decoded over a noise floor, 7 before the snap
 broke a tie by sound with spelling, "free hundred" three not four; 8 before both ears
 hearing a command by a name apart were asked between, 9 before the second
@@ -31,7 +32,6 @@ pytestmark = pytest.mark.skipif(not clips.have_espeak(), reason="espeak-ng and s
 EDITIONS = ("voice-banking", "secret-vault", "jackpot")
 VOICES = {"piper": PIPER, "espeak-ng": ESPEAK}
 MISHEARD: frozenset[tuple[str, str, str]] = frozenset({  # (edition, voice, phrase), measured
-    ('secret-vault', 'espeak-ng', "what's in the vault"),
     ('jackpot', 'piper', 'steal the house on Baltic Avenue'),
 })
 
