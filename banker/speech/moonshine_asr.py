@@ -232,12 +232,12 @@ class MoonshineRecognizer:
         near = snap(words, self.grammar.fsa(focus), self.sound)
         details = {"free_words": float(len(words)), "snap_distance": near.distance}
         ok = bool(near.text) and near.distance <= self.max_distance
+        # the words it wrote down (not the sentence's): talk or a command said unclearly
+        said = tuple(WordScore(w, 0.0) for w in words)
         if ok:
-            return Heard(self.grammar.to_written(near.text), max(0.0, 1.0 - near.distance), (),
-                         self.engine, focus, time.perf_counter() - t0, details)
-        # no command: the words it wrote down, for telling talk from a command said unclearly
-        return Heard("", 0.0, tuple(WordScore(w, 0.0) for w in words), self.engine, focus,
-                     time.perf_counter() - t0, details)
+            return Heard(self.grammar.to_written(near.text), max(0.0, 1.0 - near.distance),
+                         said, self.engine, focus, time.perf_counter() - t0, details)
+        return Heard("", 0.0, said, self.engine, focus, time.perf_counter() - t0, details)
 
 
 class BackgroundModel:

@@ -589,22 +589,61 @@ def test_the_live_path_judges_the_room_as_heard_not_as_the_filter_left_it() -> N
 
 
 def test_words_like_the_first_reading_are_that_command_said_unclearly_not_talk() -> None:
-    """The measure behind the veto's exception (``two_ears.toward``): Moonshine's words that
-    make no command but come within ``VETO_NEAR`` of the first ear's own reading are that
-    command said unclearly; talk that only happens to be near some command is not."""
+    """The measure behind the veto's exceptions (``two_ears.toward``, ``unclear``):
+    Moonshine's words within ``VETO_NEAR`` of the first ear's own reading may be that command
+    said unclearly; talk that only happens to be near some command is not. Words that make no
+    command spare only a first reading sure enough to answer a query; words a far snap made a
+    command of (``VETO_FAR``) veto only an unsure first reading they are not like."""
     from banker.speech.protocols import Heard, WordScore
-    from banker.speech.two_ears import VETO_NEAR, toward
+    from banker.speech.two_ears import VETO_NEAR, VETO_NEAR_ABOVE, toward, unclear
 
-    def said(text: str, command: str = "") -> Heard:
-        return Heard(command, 0.0 if not command else 1.0,
-                     tuple(WordScore(w, 0.0) for w in spoken_words(text)))
+    def said(text: str, command: str = "", conf: float = 1.0) -> Heard:
+        return Heard(command, conf, tuple(WordScore(w, 0.0) for w in spoken_words(text)))
 
-    vault = said("what is in the vault", "what is in the vault")
+    vault = said("what is in the vault", "what is in the vault", VETO_NEAR_ABOVE)
     assert toward(said("Works in the mild,"), vault, VETO_NEAR)
     assert not toward(said("I'm never going to win"), said("never mind", "never mind"), VETO_NEAR)
-    assert not toward(said("Works in the mild,"), vault, 0.0)  # 0 turns the exception off
-    # a second reading that made a command is no case for the exception at all
-    assert not toward(said("what is in the vault", "what is in the vault"), vault, VETO_NEAR)
+    assert not toward(said("Works in the mild,"), vault, 0.0)  # 0: never near enough
+    assert unclear(vault, said("Works in the mild,"))
+    unsure = said("what is in the vault", "what is in the vault", VETO_NEAR_ABOVE - 0.01)
+    assert not unclear(unsure, said("Works in the mild,"))
+    dice = said("pay car three hundred please", "pay car three hundred please", 0.48)
+    far_command = said("Pulse me the nice leaves,", "purchase the atlantic please")
+    assert not unclear(dice, far_command)  # talk: vetoed
+    assert unclear(said("say that again", "say that again", 0.8),
+                   said("Say, not on gun.", "pay rent on illinois"))  # sure: kept
+    assert unclear(unsure, said("Works in the mild,", "raise the bid"))  # like it: kept
+
+
+def test_talk_a_far_snap_made_a_command_of_vetoes_an_unsure_first_reading() -> None:
+    """espeak-ng's (en-gb-x-rp+f2) "pass me the dice please", the held-out dev set's line 247
+    (seed 7, a quiet room): pocketsphinx forces it onto "pay car three hundred please" (0.48,
+    it would be asked about); Moonshine writes "Pulse me the nice leaves," which only a far
+    snap makes a command of (at least ``VETO_FAR``), nothing like the first reading: vetoed,
+    and the line is ignored."""
+    from banker.config import load_config
+    from banker.editions import load_edition
+    from banker.interpreter.hearing import CONFIRM_FLOOR
+    from banker.speech.engine import make_engine
+    from banker.speech.two_ears import VETO_FACTOR, VETO_FAR
+    from banker.tools import bench
+    from banker.tools.clips import Voice
+
+    vb = load_edition("voice-banking")
+    config = load_config()
+    ears = make_engine({**config, "asr": {**config["asr"], "second_ear": "moonshine"}}, vb,
+                       grammar=SpeechGrammar(vb))
+    item = bench.Item("pass me the dice please", "none", (),
+                      Voice("espeak", "en-gb-x-rp+f2", 175, 35, 0.667), "any")
+    pcm = bench.line_audio(247, item, "clean")
+    first = ears.first.recognize(pcm, "any")
+    assert first.text and CONFIRM_FLOOR <= first.confidence < 2 * CONFIRM_FLOOR, first
+    second = ears.second.recognize(pcm, "any")
+    assert second.text and second.details["snap_distance"] >= VETO_FAR, second
+    heard = ears.recognize(pcm, "any")
+    assert heard.details.get("second_ear_vetoed") == 1.0, heard
+    assert heard.confidence == pytest.approx(first.confidence * VETO_FACTOR)
+    assert heard.confidence < CONFIRM_FLOOR
 
 
 def test_a_sure_first_reading_is_not_vetoed_by_its_own_words_said_unclearly(
