@@ -284,7 +284,8 @@ class SecondEar:
             conf = raised
             if not agree:
                 details["second_ear_loosely_agrees"] = 1.0
-        elif self.veto and not unclear(heard, other) and self._chatter(heard, other, clear):
+        elif (self.veto and not unclear(heard, other, other.text != "" and _kin(
+                meaning(heard.text), meaning(other.text))) and self._chatter(heard, other, clear)):
             conf *= VETO_FACTOR
             details["second_ear_vetoed"] = 1.0
         elif takes_second(conf, near, len(other.text.split()), deep, self.swap_below,
@@ -401,14 +402,15 @@ def vetoes(conf: float, second_text: str, free_words: float, near: float,
             and free_words >= VETO_WORDS and near >= far and quiet())
 
 
-def unclear(first: Heard, other: Heard) -> bool:
+def unclear(first: Heard, other: Heard, kin: bool = False) -> bool:
     """Whether the second ear's words may be the first reading said unclearly, not talk (no
     veto): within ``VETO_NEAR`` of it when they make no command and the first reading was
     sure enough to answer a query (``VETO_NEAR_ABOVE``); when they make a command, one its
-    snap moved far (``VETO_FAR``), only an unsure first reading far from them is vetoed."""
+    snap moved far (``VETO_FAR``), only an unsure first reading far from them is vetoed, and
+    never when that command is of the first's ``kin`` (the same intent, another name)."""
     like = toward(other, first, VETO_NEAR)
     if other.text:
-        return first.confidence >= VETO_NEAR_ABOVE or like
+        return kin or first.confidence >= VETO_NEAR_ABOVE or like
     return first.confidence >= VETO_NEAR_ABOVE and like
 
 
@@ -463,6 +465,11 @@ def a_unit_more(a: Hashable, b: Hashable) -> bool:
     if not (x.isdigit() and y.isdigit()):
         return False
     return int(y) % 10 == 0 and int(y) % 100 >= 20 and 1 <= int(x) - int(y) <= 9
+
+
+def _kin(a: Hashable, b: Hashable) -> bool:
+    """Two meanings of the same command (intent), whatever their slots."""
+    return isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] != "text"
 
 
 def _by_a_name(a: Hashable, b: Hashable) -> bool:

@@ -613,6 +613,12 @@ def test_words_like_the_first_reading_are_that_command_said_unclearly_not_talk()
     assert unclear(said("say that again", "say that again", 0.8),
                    said("Say, not on gun.", "pay rent on illinois"))  # sure: kept
     assert unclear(unsure, said("Works in the mild,", "raise the bid"))  # like it: kept
+    # the same command by another name (espeak-ng's "unlock Ventnor Avenue", 0.53, written
+    # "Unlock men to the ravine, who,?" and snapped to Oriental Avenue): a command, kept
+    ventnor = said("unlock ventnor avenue", "unlock ventnor avenue", 0.53)
+    oriental = said("Unlock men to the ravine, who,?", "unlock the oriental avenue")
+    assert not unclear(ventnor, oriental)
+    assert unclear(ventnor, oriental, kin=True)
 
 
 def test_talk_a_far_snap_made_a_command_of_vetoes_an_unsure_first_reading() -> None:
