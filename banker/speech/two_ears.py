@@ -19,6 +19,13 @@ import numpy as np
 
 from banker.speech import speaker_norm
 from banker.speech.base import RATE, Heard, Pcm, Recognizer
+from banker.speech.meanings import (
+    Meaning,
+    a_unit_more,
+    by_a_name,
+    kin,
+    matcher_meaning,
+)
 from banker.speech.moonshine_asr import (
     BackgroundModel,
     MoonshineError,
@@ -166,28 +173,6 @@ HEARD_CLEARLY = 0.9
 TAIL_WITHIN = AGREE_WITHIN
 
 
-Meaning = Callable[[str], Hashable]
-
-
-def matcher_meaning(grammar: Any) -> Meaning:
-    """What a sentence means to the grammar's matcher: (intent, slots), or the text itself
-    when it matches no one command (two sentences that differ by "please" mean the same)."""
-    return meaning_of(grammar.matcher.match)
-
-
-def meaning_of(match: Callable[[str], Any]) -> Meaning:
-    """A sentence's meaning to ``match`` (a matcher's, or a context's ``understand``)."""
-    from banker.nlu.matcher import Recognized
-
-    def meaning(text: str) -> Hashable:
-        m = match(text)
-        if isinstance(m, Recognized):
-            return (m.intent, tuple(sorted((k, str(v)) for k, v in m.slots.items())))
-        return ("text", text)
-
-    return meaning
-
-
 class SecondEar:
     """Pocketsphinx first; Moonshine only when the first ear is unsure.
 
@@ -284,13 +269,13 @@ class SecondEar:
             conf = raised
             if not agree:
                 details["second_ear_loosely_agrees"] = 1.0
-        elif (self.veto and not unclear(heard, other, other.text != "" and _kin(
+        elif (self.veto and not unclear(heard, other, other.text != "" and kin(
                 meaning(heard.text), meaning(other.text))) and self._chatter(heard, other, clear)):
             conf *= VETO_FACTOR
             details["second_ear_vetoed"] = 1.0
         elif takes_second(conf, near, len(other.text.split()), deep, self.swap_below,
                           self.swap_under, self.rescue, self.word_for_word):
-            by_name = _by_a_name(meaning(other.text), meaning(heard.text))
+            by_name = by_a_name(meaning(other.text), meaning(heard.text))
             if by_name:
                 alternatives = ((heard.text, DOUBTED), *alternatives)  # "cat or hat?"
             text, words = other.text, other.words
@@ -301,7 +286,7 @@ class SecondEar:
             text, words, conf = other.text, other.words, min(conf, DOUBTED)  # "sixty eight"
             details["second_ear_unit_less"] = 1.0
         elif (other.text and (near <= AGREE_WITHIN or (lift and near <= NAMED_WITHIN))
-              and _by_a_name(meaning(heard.text), meaning(other.text))):
+              and by_a_name(meaning(heard.text), meaning(other.text))):
             # the same command but for a name: one more reading for the interpreter, which
             # asks between the two ("the cat or the hat?"); a first reading too unsure to be
             # asked about is asked between the two all the same: two ears heard the command
@@ -450,37 +435,6 @@ def nothing_within(empty_below: float, rescue: tuple[float, float] | None, words
     if rescue is not None and words >= SWAP_WORDS:
         return rescue[1]
     return empty_below
-
-
-def a_unit_more(a: Hashable, b: Hashable) -> bool:
-    """Meaning ``a`` is ``b`` but for an amount a unit word longer: ``b``'s amount ends in a
-    -ty (twenty to ninety) and ``a``'s is that plus one to nine ("sixty eight" for "sixty")."""
-    if not (isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] != "text"):
-        return False
-    sa, sb = dict(a[1]), dict(b[1])
-    differ = [k for k in sa if sa[k] != sb.get(k)]
-    if sa.keys() != sb.keys() or len(differ) != 1:
-        return False
-    x, y = str(sa[differ[0]]), str(sb[differ[0]])
-    if not (x.isdigit() and y.isdigit()):
-        return False
-    return int(y) % 10 == 0 and int(y) % 100 >= 20 and 1 <= int(x) - int(y) <= 9
-
-
-def _kin(a: Hashable, b: Hashable) -> bool:
-    """Two meanings of the same command (intent), whatever their slots."""
-    return isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] != "text"
-
-
-def _by_a_name(a: Hashable, b: Hashable) -> bool:
-    """Two meanings of the same command whose slots differ only in names (a player, a
-    street), never in an amount: a choice between them is asked by the names alone."""
-    if not (isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] != "text"):
-        return False
-    sa, sb = dict(a[1]), dict(b[1])
-    differ = [k for k in sa if sa[k] != sb.get(k)]
-    return (sa.keys() == sb.keys() and bool(differ)
-            and not any(str(sa[k]).lstrip("-").isdigit() for k in differ))
 
 
 def with_second_ear(first: Recognizer, grammar: Any, asr: Any,

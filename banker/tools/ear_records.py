@@ -114,8 +114,9 @@ def replay(items: Sequence[bench.Item], records: Sequence[dict[str, Any]]
     them. The audio is mixed again only for the rules that judge the room (the veto)."""
     from banker.editions import load_edition
     from banker.speech.grammar import SpeechGrammar
+    from banker.speech.meanings import matcher_meaning
     from banker.speech.moonshine_asr import MoonshineRecognizer
-    from banker.speech.two_ears import matcher_meaning, second_ear_over
+    from banker.speech.two_ears import second_ear_over
 
     grammar = SpeechGrammar(load_edition(bench.EDITION))
     first, second, free = _Kept("pocketsphinx"), _Kept("moonshine"), _KeptText()

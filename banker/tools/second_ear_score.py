@@ -105,7 +105,7 @@ class Judges:
 
     def __init__(self, context: Path | None) -> None:
         from banker.editions import load_edition
-        from banker.speech.two_ears import matcher_meaning
+        from banker.speech.meanings import matcher_meaning
         from banker.tools.bench import EDITION
         from banker.tools.transcribe import NewGameJudge
 

@@ -210,7 +210,8 @@ class ContextEar:
         first: Recognizer = PocketsphinxRecognizer(grammar, Tuning(denoise=str(asr.get(
             "denoise", "auto"))))
         if str(asr.get("second_ear") or "none") != "none":  # as banker play hears
-            from banker.speech.two_ears import meaning_of, with_second_ear
+            from banker.speech.meanings import meaning_of
+            from banker.speech.two_ears import with_second_ear
 
             first = with_second_ear(first, grammar, asr, notify or say_on_stderr,
                                     meaning=meaning_of(context.understand))

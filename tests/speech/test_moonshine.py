@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from banker.speech.grammar import SpeechGrammar
+from banker.speech.meanings import matcher_meaning
 from banker.speech.moonshine_asr import (
     EOS,
     MoonshineRecognizer,
@@ -17,7 +18,7 @@ from banker.speech.moonshine_asr import (
     snap,
     spoken_words,
 )
-from banker.speech.two_ears import Room, SecondEar, matcher_meaning
+from banker.speech.two_ears import Room, SecondEar
 from banker.tools import clips
 
 
@@ -281,7 +282,7 @@ def test_the_ears_differing_by_a_name_make_a_choice_question() -> None:
     from banker.editions import load_edition
     from banker.interpreter.session import Session
     from banker.speech.engine import make_engine
-    from banker.speech.two_ears import _by_a_name
+    from banker.speech.meanings import by_a_name
     from banker.tools.clips import ESPEAK
 
     sv = load_edition("secret-vault")
@@ -295,9 +296,9 @@ def test_the_ears_differing_by_a_name_make_a_choice_question() -> None:
     hearing = s.understand(heard, "dog")
     assert hearing.choose and {c.slots["player"] for c in hearing.candidates} == {"cat", "hat"}
     meaning = matcher_meaning(grammar)
-    assert not _by_a_name(meaning("sell Baltic Avenue to the cat for three hundred"),
+    assert not by_a_name(meaning("sell Baltic Avenue to the cat for three hundred"),
                           meaning("sell Baltic Avenue to the hat for four hundred"))
-    assert not _by_a_name(meaning("mortgage Baltic Avenue"), meaning("unmortgage Baltic Avenue"))
+    assert not by_a_name(meaning("mortgage Baltic Avenue"), meaning("unmortgage Baltic Avenue"))
 
 
 def test_a_name_too_unsure_to_ask_about_is_asked_between_when_both_ears_heard_the_command(
@@ -697,16 +698,17 @@ def test_a_unit_word_the_first_ear_added_after_a_ty_gives_way_to_the_second_read
     from banker.editions import load_edition
     from banker.speech import two_ears
     from banker.speech.engine import make_engine
+    from banker.speech.meanings import a_unit_more
     from banker.tools import bench
     from banker.tools.clips import Voice
 
-    assert two_ears.a_unit_more(("bid", (("amount", "348"),)), ("bid", (("amount", "340"),)))
-    assert two_ears.a_unit_more(("pay", (("amount", "61"), ("player", "dog"))),
+    assert a_unit_more(("bid", (("amount", "348"),)), ("bid", (("amount", "340"),)))
+    assert a_unit_more(("pay", (("amount", "61"), ("player", "dog"))),
                                 ("pay", (("amount", "60"), ("player", "dog"))))
-    assert not two_ears.a_unit_more(("bid", (("amount", "340"),)), ("bid", (("amount", "348"),)))
-    assert not two_ears.a_unit_more(("bid", (("amount", "318"),)), ("bid", (("amount", "310"),)))
-    assert not two_ears.a_unit_more(("bid", (("amount", "358"),)), ("pay", (("amount", "350"),)))
-    assert not two_ears.a_unit_more(("pay", (("amount", "61"), ("player", "cat"))),
+    assert not a_unit_more(("bid", (("amount", "340"),)), ("bid", (("amount", "348"),)))
+    assert not a_unit_more(("bid", (("amount", "318"),)), ("bid", (("amount", "310"),)))
+    assert not a_unit_more(("bid", (("amount", "358"),)), ("pay", (("amount", "350"),)))
+    assert not a_unit_more(("pay", (("amount", "61"), ("player", "cat"))),
                                     ("pay", (("amount", "60"), ("player", "dog"))))
     vb = load_edition("voice-banking")
     config = load_config()

@@ -1,0 +1,64 @@
+"""What a reading means, and how two meanings relate (pure).
+
+A sentence's meaning to the grammar's matcher is (intent, sorted slots), or ("text", the
+sentence) when it is no one command: two readings that differ by "please" mean the same.
+The two ears (``two_ears``) compare the first and second ear's readings by these: the same
+command, the same command by another name, or an amount a unit word apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import Any
+
+Meaning = Callable[[str], Hashable]
+
+
+def matcher_meaning(grammar: Any) -> Meaning:
+    """What a sentence means to the grammar's matcher: (intent, slots), or the text itself
+    when it matches no one command (two sentences that differ by "please" mean the same)."""
+    return meaning_of(grammar.matcher.match)
+
+
+def meaning_of(match: Callable[[str], Any]) -> Meaning:
+    """A sentence's meaning to ``match`` (a matcher's, or a context's ``understand``)."""
+    from banker.nlu.matcher import Recognized
+
+    def meaning(text: str) -> Hashable:
+        m = match(text)
+        if isinstance(m, Recognized):
+            return (m.intent, tuple(sorted((k, str(v)) for k, v in m.slots.items())))
+        return ("text", text)
+
+    return meaning
+
+
+def a_unit_more(a: Hashable, b: Hashable) -> bool:
+    """Meaning ``a`` is ``b`` but for an amount a unit word longer: ``b``'s amount ends in a
+    -ty (twenty to ninety) and ``a``'s is that plus one to nine ("sixty eight" for "sixty")."""
+    if not kin(a, b):
+        return False
+    sa, sb = dict(a[1]), dict(b[1])  # type: ignore[index]
+    differ = [k for k in sa if sa[k] != sb.get(k)]
+    if sa.keys() != sb.keys() or len(differ) != 1:
+        return False
+    x, y = str(sa[differ[0]]), str(sb[differ[0]])
+    if not (x.isdigit() and y.isdigit()):
+        return False
+    return int(y) % 10 == 0 and int(y) % 100 >= 20 and 1 <= int(x) - int(y) <= 9
+
+
+def kin(a: Hashable, b: Hashable) -> bool:
+    """Two meanings of the same command (intent), whatever their slots."""
+    return isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] != "text"
+
+
+def by_a_name(a: Hashable, b: Hashable) -> bool:
+    """Two meanings of the same command whose slots differ only in names (a player, a
+    street), never in an amount: a choice between them is asked by the names alone."""
+    if not kin(a, b):
+        return False
+    sa, sb = dict(a[1]), dict(b[1])  # type: ignore[index]
+    differ = [k for k in sa if sa[k] != sb.get(k)]
+    return (sa.keys() == sb.keys() and bool(differ)
+            and not any(str(sa[k]).lstrip("-").isdigit() for k in differ))
