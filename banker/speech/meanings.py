@@ -36,13 +36,10 @@ def meaning_of(match: Callable[[str], Any]) -> Meaning:
 def a_unit_more(a: Hashable, b: Hashable) -> bool:
     """Meaning ``a`` is ``b`` but for an amount a unit word longer: ``b``'s amount ends in a
     -ty (twenty to ninety) and ``a``'s is that plus one to nine ("sixty eight" for "sixty")."""
-    if not kin(a, b):
+    apart = _slots_apart(a, b)
+    if apart is None or len(apart) != 1:
         return False
-    sa, sb = dict(a[1]), dict(b[1])  # type: ignore[index]
-    differ = [k for k in sa if sa[k] != sb.get(k)]
-    if sa.keys() != sb.keys() or len(differ) != 1:
-        return False
-    x, y = str(sa[differ[0]]), str(sb[differ[0]])
+    x, y = apart[0]
     if not (x.isdigit() and y.isdigit()):
         return False
     return int(y) % 10 == 0 and int(y) % 100 >= 20 and 1 <= int(x) - int(y) <= 9
@@ -56,9 +53,16 @@ def kin(a: Hashable, b: Hashable) -> bool:
 def by_a_name(a: Hashable, b: Hashable) -> bool:
     """Two meanings of the same command whose slots differ only in names (a player, a
     street), never in an amount: a choice between them is asked by the names alone."""
+    apart = _slots_apart(a, b)
+    return bool(apart) and not any(x.lstrip("-").isdigit() for x, _y in apart or ())
+
+
+def _slots_apart(a: Hashable, b: Hashable) -> list[tuple[str, str]] | None:
+    """The values (``a``'s, ``b``'s) of the slots two meanings of the same command, with the
+    same slot names, fill differently; None when they are other commands or slots."""
     if not kin(a, b):
-        return False
+        return None
     sa, sb = dict(a[1]), dict(b[1])  # type: ignore[index]
-    differ = [k for k in sa if sa[k] != sb.get(k)]
-    return (sa.keys() == sb.keys() and bool(differ)
-            and not any(str(sa[k]).lstrip("-").isdigit() for k in differ))
+    if sa.keys() != sb.keys():
+        return None
+    return [(str(sa[k]), str(sb[k])) for k in sa if sa[k] != sb[k]]

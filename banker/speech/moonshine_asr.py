@@ -184,11 +184,11 @@ def once(words: list[str]) -> list[str]:
 _LEXICON = Lexicon()  # one for the process: it holds the dictionary's text once read
 
 
-def apart(words: Sequence[str], sentence: str) -> float:
+def apart(words: Sequence[str], sentence: Sequence[str]) -> float:
     """How far Moonshine's ``words`` (spoken, as ``spoken_words`` gives) are from one
     ``sentence`` of grammar words, by the snap's measure (0 = the same words)."""
-    _LEXICON.learn(set(sentence.split()))
-    return distance_to(words, sentence.split(), _LEXICON.sound)
+    _LEXICON.learn(set(sentence))
+    return distance_to(words, sentence, _LEXICON.sound)
 
 
 class Transcriber(Protocol):

@@ -269,8 +269,9 @@ class SecondEar:
             conf = raised
             if not agree:
                 details["second_ear_loosely_agrees"] = 1.0
-        elif (self.veto and not unclear(heard, other, other.text != "" and kin(
-                meaning(heard.text), meaning(other.text))) and self._chatter(heard, other, clear)):
+        # the veto's cheap checks first: measuring the words against the first reading snaps
+        elif (self.veto and self._chatter(heard, other, clear) and not unclear(
+                heard, other, bool(other.text) and kin(meaning(heard.text), meaning(other.text)))):
             conf *= VETO_FACTOR
             details["second_ear_vetoed"] = 1.0
         elif takes_second(conf, near, len(other.text.split()), deep, self.swap_below,
@@ -387,15 +388,16 @@ def vetoes(conf: float, second_text: str, free_words: float, near: float,
             and free_words >= VETO_WORDS and near >= far and quiet())
 
 
-def unclear(first: Heard, other: Heard, kin: bool = False) -> bool:
+def unclear(first: Heard, other: Heard, same_command: bool = False) -> bool:
     """Whether the second ear's words may be the first reading said unclearly, not talk (no
     veto): within ``VETO_NEAR`` of it when they make no command and the first reading was
     sure enough to answer a query (``VETO_NEAR_ABOVE``); when they make a command, one its
     snap moved far (``VETO_FAR``), only an unsure first reading far from them is vetoed, and
-    never when that command is of the first's ``kin`` (the same intent, another name)."""
+    never when that command is the first's (``same_command``: the same intent, another
+    name)."""
     like = toward(other, first, VETO_NEAR)
     if other.text:
-        return kin or first.confidence >= VETO_NEAR_ABOVE or like
+        return same_command or first.confidence >= VETO_NEAR_ABOVE or like
     return first.confidence >= VETO_NEAR_ABOVE and like
 
 
@@ -404,8 +406,7 @@ def toward(other: Heard, first: Heard, within: float) -> bool:
     reading (the snap's measure against that one sentence)."""
     if not other.words or not first.words:
         return False
-    said = [w.word for w in other.words]
-    return apart(said, " ".join(w.word for w in first.words)) <= within
+    return apart([w.word for w in other.words], [w.word for w in first.words]) <= within
 
 
 def takes_second(conf: float, near: float, words: int, below_band: bool,

@@ -619,7 +619,7 @@ def test_words_like_the_first_reading_are_that_command_said_unclearly_not_talk()
     ventnor = said("unlock ventnor avenue", "unlock ventnor avenue", 0.53)
     oriental = said("Unlock men to the ravine, who,?", "unlock the oriental avenue")
     assert not unclear(ventnor, oriental)
-    assert unclear(ventnor, oriental, kin=True)
+    assert unclear(ventnor, oriental, same_command=True)
 
 
 def test_talk_a_far_snap_made_a_command_of_vetoes_an_unsure_first_reading() -> None:
