@@ -3,7 +3,9 @@ espeak-ng voice (issue 11 item 14): heard as the command the same words typed gi
 ignored, by the recogniser ``banker play`` builds with ``asr.second_ear: moonshine``
 (pocketsphinx and the Moonshine second ear, its words snapped onto the grammar by spelling
 or sound), or asked between it and another reading ("Cat or Hat?"). ``MISHEARD`` lists the
-ones that still fail, measured (piper 1 of 69, espeak-ng en-us+m3 0 of 69; 2 before
+ones that still fail, measured (none of 69 in either voice since clean speech standing 40 dB
+over the room is no longer noise-filtered, piper's "steal the house on Baltic Avenue"; 1
+before that, 2 before
 Moonshine's words near a fairly sure first reading stopped vetoing it, "what's in the
 vault"; 3 before a one-word second reading could stand in for a first too unsure to ask about, "spin"; 6 before
 espeak-ng's digital silence was decoded over a noise floor, 7 before the snap
@@ -31,9 +33,7 @@ from .readme_phrases import phrases
 pytestmark = pytest.mark.skipif(not clips.have_espeak(), reason="espeak-ng and sox needed")
 EDITIONS = ("voice-banking", "secret-vault", "jackpot")
 VOICES = {"piper": PIPER, "espeak-ng": ESPEAK}
-MISHEARD: frozenset[tuple[str, str, str]] = frozenset({  # (edition, voice, phrase), measured
-    ('jackpot', 'piper', 'steal the house on Baltic Avenue'),
-})
+MISHEARD: frozenset[tuple[str, str, str]] = frozenset()  # (edition, voice, phrase), measured
 
 CASES = [pytest.param(ed, voice, text, id=f"{ed}-{voice}-{text}",
                       marks=[pytest.mark.xfail(reason="still misheard: issue 11 item 14")]
