@@ -3,8 +3,9 @@
 Receives 16 kHz mono int16 audio and a focus; returns the first ear's ``Heard``, its
 confidence raised when both ears mean the same command (act at once instead of "Did you
 say…?"), doubled in doubt when Moonshine wrote down table talk in a quiet room (or steady
-noise), or Moonshine's reading, doubted, when the first ear heard nothing at all. It never
-changes the first ear's words. Moonshine itself (model, snap onto the grammar) is
+noise), or Moonshine's reading, doubted, when the first ear heard nothing at all or it is
+the likelier one. The rules' values, and the pure functions that weigh two readings by
+them, are ``ear_rules``; Moonshine itself (model, snap onto the grammar) is
 ``moonshine_asr``; the settings that build this are ``asr.second_ear``
 (``engine.make_engine``). Measurements: docs/decisions.md
 ("A second ear", "The second ear by default").
@@ -17,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from banker.speech import ear_rules as rules
 from banker.speech import speaker_norm
 from banker.speech.base import RATE, Heard, Pcm, Recognizer
 from banker.speech.meanings import (
@@ -30,160 +32,7 @@ from banker.speech.moonshine_asr import (
     BackgroundModel,
     MoonshineError,
     MoonshineRecognizer,
-    apart,
 )
-
-# a confidence below the hearing policy's accept thresholds for money and low-risk commands:
-# asked about; a query, or a money command without its slot ("buy" alone), is acted on at
-# it (nothing moves; the answer to "which street?" is judged as the money command)
-DOUBTED = 0.69
-BAND = (0.1, 0.9)  # the first ear's confidences that ask the second ear (``unsure``)
-# when pocketsphinx heard nothing, Moonshine's reading of one word is asked about if its snap
-# moved it at most this far (of two words or more: RESCUE_WITHIN). Bench dev set, 200 items
-# clean: exact 118 -> 122 of 150 commands at 0.1, chatter asked about 9 of 50 either way.
-# 0.1 -> 0.25, one word only (session 19): pocketsphinx never hears "help" (its garbage path
-# wins, 8 of 8 dev lines) and Moonshine writes "Held," (0.25) or "Hell," (0.14); saved
-# records, 200 commands and 60 chatter lines a condition: clean exact 187 -> 190 (seed 2026)
-# and 186 -> 187 (seed 7), all "help", a query answered at once; pink: 2 more wrong
-# commands asked about ("And" as "undo"); babble, chatter and money unchanged on both seeds.
-# 0.25 for two words and more too asked about "i do not agree" for "I'm broke" (and acted on
-# it in babble); 0.3 changed nothing more
-EMPTY_BELOW = 0.25
-# in a quiet room, when Moonshine wrote down at least VETO_WORDS words and none of them make a
-# command, an unsure first reading (below VETO_BELOW: it would be asked about) is doubted
-# twice as much: table talk, mostly (dev set clean: chatter asked about 9 -> 2 of 50, exact
-# 122 of 150 both ways). Not in noise, where Moonshine writes down the other talkers
-VETO_WORDS, VETO_BELOW, VETO_FACTOR = 4, 0.85, 0.5
-# ... and a short sentence of talk (VETO_SHORT words, fewer than VETO_WORDS) only when it is
-# far from the first reading too (at least VETO_SHORT_APART, the snap's measure against that
-# one sentence): "Please stop singing." for "the car is leaving" (0.75), "Grandma is
-# calling" for "rent on pennsylvania" (0.81). Nearer, three words are the command said
-# unclearly as often ("Deal the nugget." for "deal the dog in", 0.43). Session 21, saved
-# records (200 commands and 60 chatter lines a condition): chatter asked about pink 10 dB
-# 6 -> 5 (seed 2026), clean 4 -> 3 and pink 5 -> 4 (seed 7); one command lost (seed 7,
-# clean: "draw a chance", written "Blow your charms.", 0.75); three words with no bound
-# lost three more ("deal the dog in", "i go to jail", "say that again"). 4 turns it off
-VETO_SHORT, VETO_SHORT_APART = 3, 0.6
-# ... unless the first reading was sure enough to answer a query at once (VETO_NEAR_ABOVE,
-# the hearing policy's ACCEPT_SAFE) and those words are within VETO_NEAR of it (the snap's
-# measure against that one sentence): the command said unclearly, not talk (espeak-ng's
-# "what's in the vault", heard right at 0.63, written "Works in the mild," which is nearer
-# "raise the bid" among all commands: 0.36 from it, 0.47 from the first reading). Session 20,
-# saved records (200 commands and 60 chatter lines a condition): exact pink 10 dB 179 -> 180
-# (seed 2026) and clean 187 -> 188 (seed 7), nothing else moved, no chatter line. Without
-# VETO_NEAR_ABOVE, 0.4-0.5 asked about 2-3 more chatter lines ("that was a great roll", first
-# heard "that was my third roll" at 0.35): talk can be near a command in its words too, so
-# it takes a first ear that was sure. VETO_NEAR 0 turns the exception off
-VETO_NEAR, VETO_NEAR_ABOVE = 0.5, 0.6
-# ... and when Moonshine's words make a command only a snap of at least VETO_FAR away (no rule
-# trusts a different reading beyond RESCUE_WITHIN), they veto the same way an unsure first
-# reading (below VETO_NEAR_ABOVE) they are not within VETO_NEAR of: talk ("Pass me the dice
-# please," snapped to "purchase the atlantic please" at 0.30, against pocketsphinx's "pay car
-# three hundred please" at 0.48). Session 20, saved records: chatter asked about clean 4 -> 3
-# and pink 10 dB 7 -> 6 of 60 (seed 2026), clean 6 -> 4 (seed 7); nothing else moved on
-# either seed (0.2 the same; 0.3 one line fewer). Without the first reading's bound, 0.5
-# lost commands it had right at 0.76-0.80 ("say that again", Moonshine's "Say, not on gun.")
-VETO_FAR = 0.25
-# ... or in a room whose noise the first ear's filter took out: steady noise (a fan, pink
-# noise, the benchmark's kitchen) is not talk, and Moonshine writes down the words through it
-# ("Grandma is calling" for pocketsphinx's "rent on pennsylvania"). After the filter the
-# background stood (dB, 40 clips each, 5th-95th percentile) 59-65 in pink at 10 dB and 59-68
-# in the kitchen noise at 6-18 dB, 27-39 in babble at 10 dB (the other talkers stay)
-STEADY_DB = 48.0
-# both ears agree only when Moonshine's words needed at most this snap: a snap that moved
-# them further onto the first ear's reading is table talk as often as not (870 records,
-# snap by spelling or sound: agreements beyond 0.2 were right 10 times and wrong twice, one
-# of them chatter acted on)
-AGREE_WITHIN = 0.2
-# both ears mean the same command but Moonshine's snap moved its words further than
-# AGREE_WITHIN (at most its own limit, 0.35): too loose to act on, enough to ask about
-# instead of "Sorry?" (within the band only). Saved records, exact of 113 commands each:
-# dev clean 97 -> 100, babble 10 dB 31 -> 32, pink 10 dB 103 -> 104; one more chatter line
-# asked about in pink, nothing more acted on (docs/decisions.md, "A loose agreement").
-# Below the band too (session 14): the same command from both ears, however unsure the first,
-# is asked about (any snap, not only word for word); saved records, 200 commands and 60
-# chatter lines a condition: exact clean +1 and babble 10 dB +1 on the dev set and on the
-# held-out one, no chatter line among them
-LOOSE_AGREED = DOUBTED
-# when the ears disagree and Moonshine wrote down a command almost word for word (its snap
-# moved it at most SWAP_WITHIN; below the band: not at all), its reading is the one asked
-# about (``DOUBTED``), unless the first ear is sure enough to act on money (SWAP_UNDER).
-# Only a reading of SWAP_WORDS words or more: one word is too little to go on (piper's
-# "buy", which pocketsphinx heard right at 0.79, Moonshine wrote "Right?"). 870 saved
-# records (session 7), exact: dev clean 125 -> 128 of 150, babble 10 dB 32 -> 41, pink
-# 138 -> 139, real kitchen 12 dB 83 -> 84 and 6 dB 76 -> 77 of 90; nothing acted on at once
-# lost, no wrong money command or chatter added (docs/decisions.md, "When the ears disagree").
-# SWAP_UNDER 0.85 -> 0.9 (session 8: the whole band; the second ear is not asked above it):
-# pocketsphinx sure of a coffee order at 0.86-0.89 ("double shot house coffee") against
-# Moonshine's word-for-word "iced coffee"; 720 saved records: wrong money commands acted on,
-# real clean 4 -> 3, kitchen 12 dB 3 -> 1, 6 dB 1 -> 0 of 90; exact real +1 in each; dev
-# pink exact 105 -> 104 of 113 ("nine hundred and seven" for "nine hundred seventy")
-# SWAP_WITHIN 0.03 -> 0.05 (session 8, the same records): real clean exact 87 -> 88, wrong
-# money acted on 3 -> 2 ("Add like a triple shot …" at 0.05 over pocketsphinx's "double
-# shot" at 0.88); the rest unchanged. 0.06 gained one more in dev clean and babble; 0.08
-# lost 2 at kitchen 6 dB and 1 acted on at once in clean: 0.05 keeps a margin from that
-SWAP_WITHIN, SWAP_UNDER, SWAP_WORDS = 0.05, 0.9, 2
-# when the first ear's reading is too unsure to be asked about (below the hearing policy's
-# confirm floor, 0.30) and Moonshine's different reading needed a snap of at most
-# RESCUE_WITHIN, Moonshine's is asked about: in babble pocketsphinx is mostly below the floor
-# and Moonshine often right (870 records: dev babble 10 dB exact 41 -> 52 of 150 with 0.15;
-# clean, pink and the real set unchanged; chatter unchanged; one more wrong answer to a
-# query, no wrong money command). RESCUE_WITHIN 0.15 -> 0.20, session 9 (docs/decisions.md,
-# "A near second reading"): 720 records, dev babble exact 44 -> 50 of 113 (4 more wrong
-# readings asked about); 900 held-out records (dev seed 7): babble 10 dB +11 of 225
-# completed, 3 more wrong ones asked about, clean +1 and +1 wrong asked; no chatter line, no
-# wrong money, the real set unchanged. 0.25 asked about chatter and acted on a wrong command;
-# RESCUE_UNDER 0.40 lost espeak-ng's "is it three" (0.37) to Moonshine's "Is it free?" snapped
-# to "is it four". A rescue of one word too (session 19; SWAP_WORDS is for a swap over a first
-# reading that would be asked about): saved records, babble 10 dB exact 88 -> 90 (seed 2026:
-# "undo", "cancel") and 93 -> 94 (seed 7: "repeat"); nothing else moved on either seed, the
-# real set the same figures; espeak-ng's "spin" ("Stay in.", 0.2) is asked about instead of
-# "Sorry?"
-RESCUE_UNDER, RESCUE_WITHIN = 0.30, 0.20
-# when the ears disagree and none of the above applies, Moonshine's reading, if its snap moved
-# it at most OFFER_WITHIN, goes to the interpreter as one more reading at OFFER: asked about
-# only where the first ear's own reading would get "Sorry?" (a query unsure, a command the
-# rules refuse, heard at 0.30-0.6); where the first is asked about, it stays the question
-# Of SWAP_WORDS words or more, or one word written word for word (session 21, saved records:
-# pink 10 dB exact 181 -> 182 on seed 7, "Cancel" against pocketsphinx's "that is all" at
-# 0.49; nothing else moved on either seed)
-OFFER, OFFER_WITHIN = DOUBTED, RESCUE_WITHIN
-# when both ears heard the same command but for a name (a street, a player), the first too
-# unsure to be asked about (below RESCUE_UNDER), and Moonshine's snap moved its words at most
-# NAMED_WITHIN (its own limit), both readings are asked between at NAMED ("Ventnor Avenue or
-# Oriental Avenue?"): two ears agree on the command, the player says which name. Simulated
-# table (6 games): clean extra turns 0.39 -> 0.36, babble and pink the same to the turn.
-# Raising every such pair (the first ear's reading up to 0.82 too) made far snaps into
-# choices: babble exact games 1 -> 0 of 6 (docs/decisions.md, session 13)
-NAMED, NAMED_WITHIN = DOUBTED, 0.35
-# a reading two ears stand behind is doubted less: Moonshine's word for word (its snap moved
-# nothing; SWAP_WORDS words or more) taken when the first ear heard nothing, instead of the
-# first's, or below the band as the same command; and both ears meaning the same command of
-# SWAP_WORDS words or more, loosely. Just over the hearing policy's low-risk threshold (0.75):
-# a low-risk command ("take the train", "undo", "I'm going to jail") is acted on at once,
-# money is still asked about (0.85) and a money command without its street only asks for it.
-# Saved records (session 14, 200 commands and 60 chatter lines a condition): acted on at once
-# clean 150 -> 158, babble 10 dB 37 -> 44, pink 10 dB 143 -> 145; nothing wrong acted on,
-# chatter unchanged. A loose agreement on one word stays DOUBTED: "auction" for "pass go"
-TWICE = 0.76
-# ... and acted on, money too, when the room was quiet (``speaker_norm.quiet``: the speech
-# stands well over the room as heard, not steady noise the filter took out) and the reading
-# was word for word: saved records of both dev seeds (200 commands and 60 chatter lines a
-# condition), Moonshine's word-for-word readings of two words or more in a quiet room meant
-# the command said 190 times of 190, never chatter; through steady or talking noise 3 of
-# 186 were wrong money ("ninety seven" for "nine hundred seventy"). Acted on at once clean
-# 158 -> 162 and 161 -> 166 of 200; nothing else moved (docs/decisions.md, session 17)
-HEARD_CLEARLY = 0.9
-# when the ears differ only in an amount, the first's a unit word longer than the second's
-# -ty ("three hundred forty eight" for Moonshine's "three hundred and forty"), the second's
-# is the one asked about, if its snap moved it at most TAIL_WITHIN (negative: the rule is
-# off). In steady noise pocketsphinx hears the hiss after a last "-ty" as one more word,
-# mostly "eight". Session 20, saved records (200 commands and 60 chatter lines a condition,
-# amounts the ears differed on: 19 lines on seed 2026, 18 on seed 7): pink 10 dB exact
-# 178 -> 181 on seed 7 (forty, sixty, eighty, its snaps 0.07-0.11); seed 2026's one such
-# line was already asked about (a swap, its snap 0.05); nothing else moved on either seed,
-# no line where the first ear's longer amount was right
-TAIL_WITHIN = AGREE_WITHIN
 
 
 class SecondEar:
@@ -222,7 +71,7 @@ class SecondEar:
     """
 
     def __init__(self, first: Recognizer, second: Recognizer, meaning: Meaning | None = None,
-                 unsure: tuple[float, float] = BAND, agreed: float = 0.97,
+                 unsure: tuple[float, float] = rules.BAND, agreed: float = 0.97,
                  swap_below: float | None = None, empty_below: float | None = None,
                  veto: bool = False, word_for_word: bool = False,
                  swap_under: float = 1.0, rescue: tuple[float, float] | None = None,
@@ -260,46 +109,46 @@ class SecondEar:
             return meant[t]
 
         same = bool(other.text) and meaning(other.text) == meaning(heard.text)
-        agree = same and near <= AGREE_WITHIN
+        agree = same and near <= rules.AGREE_WITHIN
         details = {**heard.details, "second_ear_agrees": float(agree),
                    "second_ear_confidence": other.confidence,
                    "second_ear_seconds": other.seconds}
         text, words, conf = heard.text, heard.words, heard.confidence
-        lift = self.named is not None and conf < RESCUE_UNDER  # too unsure to ask about alone
+        lift = self.named is not None and conf < rules.RESCUE_UNDER  # too unsure to ask about alone
         alternatives = heard.alternatives
         # a loose agreement of two words or more is as good as a word-for-word reading
-        loose = None if self.loose is None else twice(0.0, other.text, self.loose)
+        loose = None if self.loose is None else rules.twice(0.0, other.text, self.loose)
         clear = Room(pcm, raw)
         if same and deep:  # below the band: asked about, done at once only word for word
             if near == 0.0 and self.word_for_word:
-                conf = twice(near, other.text, DOUBTED, clear)
+                conf = rules.twice(near, other.text, rules.DOUBTED, clear)
                 details["second_ear_word_for_word"] = 1.0
             elif self.loose is not None:  # two ears heard it, however unsure: not "Sorry?"
-                conf = DOUBTED
+                conf = rules.DOUBTED
                 details["second_ear_loosely_agrees"] = 1.0
-        elif (not deep and bool(other.text) and (raised := agreed_confidence(
+        elif (not deep and bool(other.text) and (raised := rules.agreed_confidence(
                 conf, same, near, self.agreed, loose)) is not None):
             conf = raised
             if not agree:
                 details["second_ear_loosely_agrees"] = 1.0
         # the veto's cheap checks first: measuring the words against the first reading snaps
-        elif (self.veto and self._chatter(heard, other, clear) and not unclear(
+        elif (self.veto and self._chatter(heard, other, clear) and not rules.unclear(
                 heard, other, bool(other.text) and kin(meaning(heard.text), meaning(other.text)))):
-            conf *= VETO_FACTOR
+            conf *= rules.VETO_FACTOR
             details["second_ear_vetoed"] = 1.0
-        elif takes_second(conf, near, len(other.text.split()), deep, self.swap_below,
+        elif rules.takes_second(conf, near, len(other.text.split()), deep, self.swap_below,
                           self.swap_under, self.rescue, self.word_for_word):
             by_name = by_a_name(meaning(other.text), meaning(heard.text))
             if by_name:
-                alternatives = ((heard.text, DOUBTED), *alternatives)  # "cat or hat?"
+                alternatives = ((heard.text, rules.DOUBTED), *alternatives)  # "cat or hat?"
             text, words = other.text, other.words
-            conf = DOUBTED if by_name else twice(near, other.text, DOUBTED, clear)
+            conf = rules.DOUBTED if by_name else rules.twice(near, other.text, rules.DOUBTED, clear)
             details["second_ear_swapped"] = 1.0
-        elif (self.word_for_word and not deep and near <= TAIL_WITHIN
+        elif (self.word_for_word and not deep and near <= rules.TAIL_WITHIN
               and a_unit_more(meaning(heard.text), meaning(other.text))):
-            text, words, conf = other.text, other.words, min(conf, DOUBTED)  # "sixty eight"
+            text, words, conf = other.text, other.words, min(conf, rules.DOUBTED)  # "sixty eight"
             details["second_ear_unit_less"] = 1.0
-        elif (other.text and (near <= AGREE_WITHIN or (lift and near <= NAMED_WITHIN))
+        elif (other.text and (near <= rules.AGREE_WITHIN or (lift and near <= rules.NAMED_WITHIN))
               and by_a_name(meaning(heard.text), meaning(other.text))):
             # the same command but for a name: one more reading for the interpreter, which
             # asks between the two ("the cat or the hat?"); a first reading too unsure to be
@@ -308,8 +157,8 @@ class SecondEar:
                 conf = self.named
                 details["second_ear_by_a_name"] = 1.0
             alternatives = ((other.text, conf), *alternatives)
-        elif (self.offer is not None and other.text and near <= OFFER_WITHIN
-              and (len(other.text.split()) >= SWAP_WORDS or near == 0.0)):
+        elif (self.offer is not None and other.text and near <= rules.OFFER_WITHIN
+              and (len(other.text.split()) >= rules.SWAP_WORDS or near == 0.0)):
             # a different command, nearly word for word: a reading for the interpreter, which
             # asks about it only when it would have refused to hear the first one ("Sorry?")
             alternatives = (*alternatives, (other.text, self.offer))
@@ -321,9 +170,9 @@ class SecondEar:
     def _chatter(heard: Heard, other: Heard, quiet: Room) -> bool:
         """Moonshine heard several words and no command, in a ``quiet`` room or steady
         noise."""
-        return vetoes(heard.confidence, other.text, other.details.get("free_words", 0.0),
+        return rules.vetoes(heard.confidence, other.text, other.details.get("free_words", 0.0),
                       other.details.get("snap_distance", 1.0),
-                      lambda: steady(heard.details.get("filtered_db", 0.0)) or quiet())
+                      lambda: rules.steady(heard.details.get("filtered_db", 0.0)) or quiet())
 
     def prepare(self, focus: str) -> None:
         """Compile both ears' searches for ``focus`` now (the recogniser's process warms its
@@ -339,35 +188,13 @@ class SecondEar:
                    "second_ear_confidence": other.confidence}
         seconds = heard.seconds + other.seconds
         near = other.details.get("snap_distance", 1.0)
+        words = len(other.text.split())
         if (not other.text or self.empty_below is None
-                or near > nothing_within(self.empty_below, self.rescue, len(other.text.split()))):
+                or near > rules.nothing_within(self.empty_below, self.rescue, words)):
             return Heard("", 0.0, (), heard.engine, focus, seconds, details)
         details["second_ear_alone"] = 1.0
-        conf = twice(near, other.text, DOUBTED, Room(pcm, None))
+        conf = rules.twice(near, other.text, rules.DOUBTED, Room(pcm, None))
         return Heard(other.text, conf, other.words, self.engine, focus, seconds, details)
-
-
-def agreed_confidence(conf: float, same: bool, near: float, agreed: float,
-                      loose: float | None, within: float = AGREE_WITHIN) -> float | None:
-    """The confidence a reading in the band earns when the second ear meant the ``same``
-    command (its snap ``near``): at least ``agreed`` within ``within``, at least ``loose``
-    beyond it; None when that is no agreement (the rule ``SecondEar`` follows;
-    ``tools.second_ear`` scores saved records with it)."""
-    if not same:
-        return None
-    if near <= within:
-        return max(conf, agreed)
-    return None if loose is None else max(conf, loose)
-
-
-def twice(near: float, text: str, doubted: float,
-          clear: Callable[[], bool] = lambda: False) -> float:
-    """The confidence of a reading the second ear wrote down (its snap ``near``): ``TWICE``
-    when that was word for word and of ``SWAP_WORDS`` words or more (``HEARD_CLEARLY`` when
-    the room was ``clear`` too), else ``doubted``."""
-    if near != 0.0 or len(text.split()) < SWAP_WORDS:
-        return doubted
-    return max(doubted, HEARD_CLEARLY if clear() else TWICE)
 
 
 class Room:
@@ -382,80 +209,6 @@ class Room:
         if self._quiet is None:
             self._quiet = speaker_norm.quiet(np.asarray(self.pcm, dtype=np.int16), self.raw)
         return self._quiet
-
-
-def steady(filtered_db: float) -> bool:
-    """Whether the first ear's noise filter left a quiet room (its ``filtered_db``): the
-    noise was steady, not talk (the veto's rule; ``tools.second_ear`` scores with it)."""
-    return filtered_db >= STEADY_DB
-
-
-def vetoes(conf: float, second_text: str, free_words: float, near: float,
-           quiet: Callable[[], bool], far: float = 0.0) -> bool:
-    """Whether the second ear's words veto a first reading at ``conf``: it wrote down
-    ``free_words`` words (``VETO_SHORT`` or more: fewer than ``VETO_WORDS`` only when far
-    from the first reading, ``unclear``) that make no command (``second_text``
-    empty) or one only a snap of ``VETO_FAR`` or more reached, and that its snap could bring
-    no nearer than ``far`` to one, in a ``quiet`` room (the rule ``SecondEar`` follows, with
-    ``unclear``; ``tools.second_ear`` scores saved records with it)."""
-    return ((not second_text or near >= VETO_FAR) and conf < VETO_BELOW
-            and free_words >= min(VETO_WORDS, VETO_SHORT) and near >= far and quiet())
-
-
-def unclear(first: Heard, other: Heard, same_command: bool = False) -> bool:
-    """Whether the second ear's words may be the first reading said unclearly, not talk (no
-    veto): within ``VETO_NEAR`` of it when they make no command and the first reading was
-    sure enough to answer a query (``VETO_NEAR_ABOVE``); when they make a command, one its
-    snap moved far (``VETO_FAR``), only an unsure first reading far from them is vetoed, and
-    never when that command is the first's (``same_command``: the same intent, another
-    name). Words fewer than ``VETO_WORDS`` are talk only when far from the first reading
-    (``VETO_SHORT_APART``)."""
-    if other.details.get("free_words", len(other.words)) < VETO_WORDS and (
-            same_command or not other.words or not first.words
-            or apart([w.word for w in other.words], [w.word for w in first.words])
-            < VETO_SHORT_APART):
-        return True
-    like = toward(other, first, VETO_NEAR)
-    if other.text:
-        return same_command or first.confidence >= VETO_NEAR_ABOVE or like
-    return first.confidence >= VETO_NEAR_ABOVE and like
-
-
-def toward(other: Heard, first: Heard, within: float) -> bool:
-    """Whether the words the second ear wrote down are within ``within`` of the first ear's
-    reading (the snap's measure against that one sentence)."""
-    if not other.words or not first.words:
-        return False
-    return apart([w.word for w in other.words], [w.word for w in first.words]) <= within
-
-
-def takes_second(conf: float, near: float, words: int, below_band: bool,
-                 swap_below: float | None, swap_under: float = 1.0,
-                 rescue: tuple[float, float] | None = None, word_for_word: bool = True) -> bool:
-    """Whether a different command the second ear read (``words`` long, its snap ``near``)
-    is asked about instead of the first ear's reading at ``conf`` (the rule ``SecondEar``
-    follows; ``tools.second_ear`` scores saved records with it). A rescue, where the first
-    would get "Sorry?", may be one word; a swap over a reading that would be asked about
-    needs ``SWAP_WORDS``."""
-    if swap_below is None:
-        return False
-    if rescue is not None and conf < rescue[0] and near <= rescue[1]:
-        return True  # the first ear would not even ask about its own
-    if words < SWAP_WORDS:
-        return False
-    if below_band:
-        return word_for_word and near == 0.0
-    return near <= swap_below and conf < swap_under
-
-
-def nothing_within(empty_below: float, rescue: tuple[float, float] | None, words: int) -> float:
-    """How far the second ear's snap may have moved its reading to be asked about when the
-    first ear heard nothing: nothing heard is below every floor, so a reading of two words or
-    more may be as far as a rescue's ("Remove the count" for "remove the cat"); ``empty_below``
-    is for one word, which a rescue never takes ("Help!" for "help")."""
-    if rescue is not None and words >= SWAP_WORDS:
-        return rescue[1]
-    return empty_below
 
 
 def with_second_ear(first: Recognizer, grammar: Any, asr: Any,
@@ -478,7 +231,7 @@ def with_second_ear(first: Recognizer, grammar: Any, asr: Any,
 def second_ear_over(first: Recognizer, second: Recognizer, meaning: Meaning) -> SecondEar:
     """``first`` and ``second`` as ``play`` hears with both (every rule on, this module's
     values as they are now: ``tools.ear_records`` replays saved readings through it)."""
-    return SecondEar(first, second, meaning, empty_below=EMPTY_BELOW, veto=True,
-                     word_for_word=True, swap_below=SWAP_WITHIN, swap_under=SWAP_UNDER,
-                     rescue=(RESCUE_UNDER, RESCUE_WITHIN), loose=LOOSE_AGREED, offer=OFFER,
-                     named=NAMED)
+    return SecondEar(first, second, meaning, empty_below=rules.EMPTY_BELOW, veto=True,
+                     word_for_word=True, swap_below=rules.SWAP_WITHIN,
+                     swap_under=rules.SWAP_UNDER, rescue=(rules.RESCUE_UNDER, rules.RESCUE_WITHIN),
+                     loose=rules.LOOSE_AGREED, offer=rules.OFFER, named=rules.NAMED)

@@ -37,7 +37,7 @@ FRAME = 2048  # the benchmark's SNR frame
 F64 = npt.NDArray[np.float64]
 # the modules whose code decides a result: a change to any of them invalidates the cache
 # every module a decode passes through: the whole speech and nlu packages (the second ear's
-# rules in speech/two_ears.py and its snap were once left out, and a changed rule was
+# rules in speech/two_ears.py (now ear_rules.py) and its snap were once left out, and a changed rule was
 # scored from stale decodes)
 CODE = ("nlu", "speech", "interpreter/hearing.py", "interpreter/prior.py",
         "tools/transcribe.py")

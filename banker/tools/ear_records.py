@@ -1,6 +1,6 @@
 """Both ears' readings of the dev set, kept, and replayed through the live two-ear rules.
 
-Tuning a rule of ``speech.two_ears`` by running ``banker bench`` again costs ten minutes a
+Tuning a rule of ``speech.ear_rules`` by running ``banker bench`` again costs ten minutes a
 try. Here every dev-set line (focus "any") is decoded once by each ear on its own (Moonshine
 always, not only when pocketsphinx is unsure) and kept as JSON lines; a replay hands those
 readings to the real ``SecondEar`` (``two_ears.second_ear_over``, as ``play`` builds it, with
@@ -95,17 +95,17 @@ class _Kept:
 
 @contextmanager
 def values(changes: dict[str, float]) -> Iterator[None]:
-    """``speech.two_ears`` with some of its values changed for a while."""
-    from banker.speech import two_ears
+    """``speech.ear_rules`` with some of its values changed for a while."""
+    from banker.speech import ear_rules
 
-    old = {k: getattr(two_ears, k) for k in changes}
+    old = {k: getattr(ear_rules, k) for k in changes}
     for k, v in changes.items():
-        setattr(two_ears, k, v)
+        setattr(ear_rules, k, v)
     try:
         yield
     finally:
         for k, v in old.items():
-            setattr(two_ears, k, v)
+            setattr(ear_rules, k, v)
 
 
 def replay(items: Sequence[bench.Item], records: Sequence[dict[str, Any]]
@@ -145,20 +145,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--commands", type=int, default=bench.DEFAULT_SIZE[0])
     ap.add_argument("--chatter", type=int, default=bench.DEFAULT_SIZE[1])
     ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
-                    help="replay with a value of speech.two_ears changed (e.g. TWICE=0.69)")
+                    help="replay with a value of speech.ear_rules changed (e.g. TWICE=0.69)")
     a = ap.parse_args(argv)
     items = bench.dev_set(a.commands, a.chatter, 0, seed=a.seed)
     if a.what == "decode":
         n = decode(items, a.records)
         print(f"{n} lines decoded by both ears into {a.records}")
         return 0
-    from banker.speech import two_ears
+    from banker.speech import ear_rules
 
     changes: dict[str, float] = {}
     for s in a.set:
         name, _, value = s.partition("=")
-        if not hasattr(two_ears, name) or not name.isupper():
-            print(f"banker: speech.two_ears has no value called {name!r}.", file=sys.stderr)
+        if not hasattr(ear_rules, name) or not name.isupper():
+            print(f"banker: speech.ear_rules has no value called {name!r}.", file=sys.stderr)
             return 2
         try:
             changes[name] = float(value)

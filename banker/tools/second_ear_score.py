@@ -1,6 +1,6 @@
 """Scoring the second ear from saved records (``python -m banker.tools.second_ear``): a clip
 heard both ways (``Record``), the benchmark's context as a word automaton, and each policy's
-outcome by the live rules of ``speech.two_ears`` (each rule one function both call), so a
+outcome by the live rules of ``speech.ear_rules`` (each rule one function both call), so a
 changed rule is measured on the same records without decoding again."""
 
 from __future__ import annotations
@@ -17,9 +17,7 @@ import yaml
 from banker.nlu.context import parse_context
 from banker.nlu.matcher import Recognized
 from banker.speech.context_grammar import ContextSpeechGrammar
-from banker.speech.grammar import SpeechGrammar
-from banker.speech.moonshine_asr import once, spoken_words
-from banker.speech.two_ears import (
+from banker.speech.ear_rules import (
     DOUBTED,
     VETO_FACTOR,
     agreed_confidence,
@@ -28,6 +26,8 @@ from banker.speech.two_ears import (
     takes_second,
     vetoes,
 )
+from banker.speech.grammar import SpeechGrammar
+from banker.speech.moonshine_asr import once, spoken_words
 
 
 # --- the benchmark's context as a word automaton -------------------------------------------
@@ -94,7 +94,7 @@ class Policy:
     # confidence is at least this (asked about); None: such an agreement counts for nothing
     loose: float | None = None
     # a disagreement where Moonshine wrote VETO_WORDS words or more that its snap could bring
-    # no nearer than this to a command, in a clean clip or steady noise (``two_ears.steady``;
+    # no nearer than this to a command, in a clean clip or steady noise (``ear_rules.steady``;
     # the live rule asks for a quiet room or steady noise):
     # the doubt doubled; None: no veto
     veto: float | None = None
@@ -147,7 +147,7 @@ def outcome(r: Record, policy: Policy, judges: Judges) -> dict[str, Any]:
     band = policy.band
     words = len(r.ms_text.split())
 
-    def swaps(below_band: bool) -> bool:  # the live rule (speech.two_ears.takes_second)
+    def swaps(below_band: bool) -> bool:  # the live rule (speech.ear_rules.takes_second)
         return takes_second(r.ps_conf, r.ms_distance, words, below_band, policy.swap_below,
                             policy.swap_under, policy.rescue)
 

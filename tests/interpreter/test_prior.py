@@ -293,7 +293,7 @@ def test_a_yes_heard_surely_enough_alone_is_a_yes_and_one_at_the_doubted_value_i
     Avenue?" the first time (``YES_ALONE``); at 0.69, the second ear's doubted value (where
     a "no" was once heard as "ok"), it is "Sorry?" and nothing moves."""
     from banker.interpreter.answers import YES_ALONE
-    from banker.speech.two_ears import DOUBTED, TWICE
+    from banker.speech.ear_rules import DOUBTED, TWICE
 
     assert DOUBTED < YES_ALONE <= TWICE
     said: list[str] = []

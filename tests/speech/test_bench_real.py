@@ -85,5 +85,5 @@ def test_the_decode_cache_version_covers_the_second_ears_rules() -> None:
     from banker.tools.bench_real import CODE
 
     names = {p.relative_to(p.parents[1]).as_posix() for p in decode_cache.modules(*CODE)}
-    assert {"speech/two_ears.py", "speech/snap.py", "speech/lexicon.py",
+    assert {"speech/two_ears.py", "speech/ear_rules.py", "speech/snap.py", "speech/lexicon.py",
             "speech/moonshine_asr.py", "interpreter/hearing.py"} <= names

@@ -39,12 +39,12 @@ def test_a_replay_of_kept_readings_is_what_the_live_ears_hear(tmp_path: Path) ->
 
 def test_a_replay_changes_a_value_for_a_while_and_refuses_unknown_names(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from banker.speech import two_ears
+    from banker.speech import ear_rules
 
-    before = two_ears.TWICE
+    before = ear_rules.TWICE
     with ear_records.values({"TWICE": 0.69}):
-        assert two_ears.TWICE == 0.69
-    assert before == two_ears.TWICE
+        assert ear_rules.TWICE == 0.69
+    assert before == ear_rules.TWICE
     (tmp_path / "none.jsonl").write_text("")
     assert ear_records.main(["replay", str(tmp_path / "none.jsonl"), "--set", "NOPE=1"]) == 2
     assert "no value called 'NOPE'" in capsys.readouterr().err

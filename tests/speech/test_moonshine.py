@@ -130,7 +130,7 @@ def test_a_command_the_first_ear_took_for_nothing_is_asked_about(
     """espeak-ng's "help" is explained better by a string of phones than by any command
     (measured: pocketsphinx hears nothing); Moonshine writes "help", so it is asked about
     ("doubted": never acted on at once by itself). Chatter stays nothing."""
-    from banker.speech.two_ears import DOUBTED, EMPTY_BELOW
+    from banker.speech.ear_rules import DOUBTED, EMPTY_BELOW
 
     ear = SecondEar(recognizer, moonshine, matcher_meaning(vb_grammar), empty_below=EMPTY_BELOW)
     pcm = clips.pad(clips.speech("help", clips.ESPEAK))
@@ -152,7 +152,7 @@ def test_one_word_the_first_ear_took_for_nothing_may_be_snapped_further(
     snapped as far as ``EMPTY_BELOW`` (0.25 since session 19; 0.1 left it unheard), two
     words or more as far as a rescue (``RESCUE_WITHIN``): "i do not agree" for "I don't
     bloom" (I'm broke) stays unheard."""
-    from banker.speech.two_ears import DOUBTED, EMPTY_BELOW, RESCUE_UNDER, RESCUE_WITHIN, nothing_within
+    from banker.speech.ear_rules import DOUBTED, EMPTY_BELOW, RESCUE_UNDER, RESCUE_WITHIN, nothing_within
     from banker.tools.clips import Voice
 
     assert nothing_within(EMPTY_BELOW, (RESCUE_UNDER, RESCUE_WITHIN), 1) == EMPTY_BELOW
@@ -173,9 +173,9 @@ def test_one_word_the_first_ear_took_for_nothing_may_be_snapped_further(
 def test_the_second_ears_settings_and_the_table_never_waits_for_it(
         vb_grammar: SpeechGrammar) -> None:
     from banker.config import load_config
+    from banker.speech.ear_rules import EMPTY_BELOW
     from banker.speech.engine import make_engine
     from banker.speech.moonshine_asr import BackgroundModel
-    from banker.speech.two_ears import EMPTY_BELOW
 
     config = load_config()
     assert config["asr"]["second_ear"] == "moonshine"  # the default: both ears
@@ -196,7 +196,7 @@ def test_table_talk_moonshine_writes_down_is_doubted_twice_in_a_quiet_room(
     """Piper's "my sister is moving to leeds next month" fits "buy St. Charles Place please"
     well enough for pocketsphinx to ask about it; Moonshine writes the sentence down, which is
     no command: in a quiet room the doubt doubles. In babble the veto is off."""
-    from banker.speech.two_ears import VETO_FACTOR
+    from banker.speech.ear_rules import VETO_FACTOR
 
     pcm = clips.pad(clips.speech("my sister is moving to leeds next month"))
     first = recognizer.recognize(pcm, "any")
@@ -226,7 +226,7 @@ def test_below_the_band_two_ears_word_for_word_act_and_a_quiet_room_acts_on_mone
     import numpy as np
 
     from banker.interpreter.hearing import ACCEPT_LOW, ACCEPT_MONEY
-    from banker.speech.two_ears import BAND, HEARD_CLEARLY, TWICE, twice
+    from banker.speech.ear_rules import BAND, HEARD_CLEARLY, TWICE, twice
     from banker.tools.clips import Voice
     from banker.tools.transcribe import NewGameJudge
 
@@ -253,7 +253,7 @@ def test_the_same_command_from_both_ears_is_asked_about_however_unsure_the_first
     reads it right at 0.08 (below the band), Moonshine writes it nearly so (a snap of about
     0.24): two ears heard the same command, so it is asked about (``DOUBTED``), not "Sorry?".
     Without ``loose`` only a word-for-word reading counted there."""
-    from banker.speech.two_ears import BAND, DOUBTED, LOOSE_AGREED
+    from banker.speech.ear_rules import BAND, DOUBTED, LOOSE_AGREED
     from banker.tools.clips import Voice
     from banker.tools.transcribe import NewGameJudge
 
@@ -311,8 +311,8 @@ def test_a_name_too_unsure_to_ask_about_is_asked_between_when_both_ears_heard_th
     from banker.config import load_config
     from banker.editions import load_edition
     from banker.interpreter.session import Session
+    from banker.speech.ear_rules import AGREE_WITHIN, NAMED, NAMED_WITHIN, RESCUE_UNDER
     from banker.speech.engine import make_engine
-    from banker.speech.two_ears import AGREE_WITHIN, NAMED, NAMED_WITHIN, RESCUE_UNDER
     from banker.tools.clips import ESPEAK
 
     sv = load_edition("secret-vault")
@@ -339,8 +339,8 @@ def test_a_command_moonshine_wrote_word_for_word_is_asked_instead_of_an_unsure_o
     ear's reading stays."""
     from banker.config import load_config
     from banker.editions import load_edition
+    from banker.speech.ear_rules import DOUBTED, SWAP_UNDER, SWAP_WITHIN
     from banker.speech.engine import make_engine
-    from banker.speech.two_ears import DOUBTED, SWAP_UNDER, SWAP_WITHIN
     from banker.tools.clips import ESPEAK
 
     sv = load_edition("secret-vault")
@@ -364,7 +364,7 @@ def test_a_reading_too_unsure_to_ask_about_gives_way_to_a_near_second_one(
     nog.", within ``RESCUE_WITHIN`` of the command. With ``rescue``, Moonshine's reading is
     asked about, the first ear's kept as the other reading of a choice (they differ by a
     name); without it, the first ear's reading stays as it was."""
-    from banker.speech.two_ears import DOUBTED, RESCUE_UNDER, RESCUE_WITHIN, SWAP_WITHIN
+    from banker.speech.ear_rules import DOUBTED, RESCUE_UNDER, RESCUE_WITHIN, SWAP_WITHIN
 
     pcm = clips.pad(clips.speech("pay two hundred to the dog", clips.ESPEAK))
     first = unfloored.recognize(pcm, "any")
@@ -389,8 +389,8 @@ def test_a_loose_agreement_is_asked_about_instead_of_sorry() -> None:
     from banker.config import load_config
     from banker.editions import load_edition
     from banker.interpreter.hearing import ACCEPT_MONEY, ACCEPT_SAFE
+    from banker.speech.ear_rules import AGREE_WITHIN, LOOSE_AGREED, TWICE
     from banker.speech.engine import make_engine
-    from banker.speech.two_ears import AGREE_WITHIN, LOOSE_AGREED, TWICE
 
     jp = load_edition("jackpot")
     grammar = SpeechGrammar(jp)
@@ -414,7 +414,7 @@ def test_a_word_for_word_second_reading_is_asked_about_over_a_sure_first_one() -
     enough to act on money, and by Moonshine word for word as "… iced coffee …". Within the
     whole band the second ear is asked in (below 0.9), such a reading is the one asked about:
     a wrong order is not acted on at once. A close snap only, and never one word."""
-    from banker.speech.two_ears import BAND, SWAP_UNDER, SWAP_WITHIN, takes_second
+    from banker.speech.ear_rules import BAND, SWAP_UNDER, SWAP_WITHIN, takes_second
 
     assert BAND[1] == SWAP_UNDER
     assert takes_second(0.87, 0.0, 9, False, SWAP_WITHIN, SWAP_UNDER)
@@ -430,7 +430,7 @@ def test_one_word_rescues_a_first_reading_too_unsure_to_ask_about() -> None:
     Moonshine's "Stay in." snapped 0.2 onto "spin" is asked about instead. Over a first
     reading that would itself be asked about, one word still never stands in (piper's "buy",
     heard right at 0.79, that Moonshine wrote "Right?")."""
-    from banker.speech.two_ears import RESCUE_UNDER, RESCUE_WITHIN, SWAP_UNDER, SWAP_WITHIN, takes_second
+    from banker.speech.ear_rules import RESCUE_UNDER, RESCUE_WITHIN, SWAP_UNDER, SWAP_WITHIN, takes_second
 
     rescue = (RESCUE_UNDER, RESCUE_WITHIN)
     assert takes_second(0.22, 0.2, 1, True, SWAP_WITHIN, SWAP_UNDER, rescue)
@@ -445,8 +445,8 @@ def test_a_command_the_first_ear_missed_is_asked_about_within_the_rescue_distanc
     acted on at once."""
     from banker.config import load_config
     from banker.editions import load_edition
+    from banker.speech.ear_rules import DOUBTED, EMPTY_BELOW, RESCUE_UNDER, RESCUE_WITHIN
     from banker.speech.engine import make_engine
-    from banker.speech.two_ears import DOUBTED, EMPTY_BELOW, RESCUE_UNDER, RESCUE_WITHIN
     from banker.tools.clips import Voice
 
     vb = load_edition("voice-banking")
@@ -476,8 +476,8 @@ def test_table_talk_written_down_through_steady_noise_vetoes_an_unsure_reading()
     from banker.editions import load_edition
     from banker.interpreter.hearing import CONFIRM_FLOOR
     from banker.speech import speaker_norm
+    from banker.speech.ear_rules import STEADY_DB, VETO_BELOW, VETO_FACTOR
     from banker.speech.engine import make_engine
-    from banker.speech.two_ears import STEADY_DB, VETO_BELOW, VETO_FACTOR
     from banker.tools.clips import Voice
     from banker.tools.transcribe import NewGameJudge
 
@@ -506,7 +506,7 @@ def test_the_rescore_tool_hears_a_record_by_the_live_rules() -> None:
     The rescued "buy a hotel" names no street: it opens "Which street?" at once (a money
     command without its slot needs a query's certainty, session 18), where it used to be
     "Did you say buy a hotel?"; the tighter rescue still leaves it unheard."""
-    from banker.speech.two_ears import RESCUE_UNDER, RESCUE_WITHIN, agreed_confidence, vetoes
+    from banker.speech.ear_rules import RESCUE_UNDER, RESCUE_WITHIN, agreed_confidence, vetoes
     from banker.tools.second_ear_score import Judges, Policy, Record, outcome
 
     assert agreed_confidence(0.5, True, 0.1, 0.97, 0.69) == 0.97
@@ -545,8 +545,8 @@ def test_the_live_path_judges_the_room_as_heard_not_as_the_filter_left_it() -> N
     from banker.frontends.voice.listener import decodable
     from banker.speech import speaker_norm
     from banker.speech.denoise import Denoiser, LiveCleaner
+    from banker.speech.ear_rules import STEADY_DB
     from banker.speech.engine import make_engine
-    from banker.speech.two_ears import STEADY_DB
     from banker.speech.vad import Utterance
     from banker.tools.clips import Voice
 
@@ -591,13 +591,13 @@ def test_the_live_path_judges_the_room_as_heard_not_as_the_filter_left_it() -> N
 
 
 def test_words_like_the_first_reading_are_that_command_said_unclearly_not_talk() -> None:
-    """The measure behind the veto's exceptions (``two_ears.toward``, ``unclear``):
+    """The measure behind the veto's exceptions (``ear_rules.toward``, ``unclear``):
     Moonshine's words within ``VETO_NEAR`` of the first ear's own reading may be that command
     said unclearly; talk that only happens to be near some command is not. Words that make no
     command spare only a first reading sure enough to answer a query; words a far snap made a
     command of (``VETO_FAR``) veto only an unsure first reading they are not like."""
+    from banker.speech.ear_rules import VETO_NEAR, VETO_NEAR_ABOVE, toward, unclear
     from banker.speech.protocols import Heard, WordScore
-    from banker.speech.two_ears import VETO_NEAR, VETO_NEAR_ABOVE, toward, unclear
 
     def said(text: str, command: str = "", conf: float = 1.0) -> Heard:
         return Heard(command, conf, tuple(WordScore(w, 0.0) for w in spoken_words(text)))
@@ -628,9 +628,9 @@ def test_a_short_sentence_of_talk_vetoes_only_when_far_from_the_first_reading() 
     are at least ``VETO_SHORT_APART`` from the first ear's reading: "Please stop singing."
     against "the car is leaving" is; "Deal the nugget." against "deal the dog in" is the
     command said unclearly (both from the dev sets, clean)."""
+    from banker.speech.ear_rules import VETO_SHORT, VETO_SHORT_APART, VETO_WORDS, unclear
     from banker.speech.moonshine_asr import apart
     from banker.speech.protocols import Heard, WordScore
-    from banker.speech.two_ears import VETO_SHORT, VETO_SHORT_APART, VETO_WORDS, unclear
 
     def said(text: str, command: str = "", conf: float = 1.0) -> Heard:
         words = spoken_words(text)
@@ -657,7 +657,7 @@ def test_a_short_sentence_of_talk_forced_onto_a_command_is_ignored(
     from banker.config import load_config
     from banker.editions import load_edition
     from banker.interpreter.hearing import CONFIRM_FLOOR
-    from banker.speech import two_ears
+    from banker.speech import ear_rules
     from banker.speech.engine import make_engine
     from banker.tools import bench
     from banker.tools.clips import Voice
@@ -674,7 +674,7 @@ def test_a_short_sentence_of_talk_forced_onto_a_command_is_ignored(
     heard = ears.recognize(pcm, "any")
     assert heard.details.get("second_ear_vetoed") == 1.0, heard
     assert heard.confidence < CONFIRM_FLOOR
-    monkeypatch.setattr(two_ears, "VETO_SHORT", two_ears.VETO_WORDS)
+    monkeypatch.setattr(ear_rules, "VETO_SHORT", ear_rules.VETO_WORDS)
     kept = ears.recognize(pcm, "any")
     assert "second_ear_vetoed" not in kept.details and kept.confidence >= CONFIRM_FLOOR, kept
 
@@ -688,8 +688,8 @@ def test_talk_a_far_snap_made_a_command_of_vetoes_an_unsure_first_reading() -> N
     from banker.config import load_config
     from banker.editions import load_edition
     from banker.interpreter.hearing import CONFIRM_FLOOR
+    from banker.speech.ear_rules import VETO_FACTOR, VETO_FAR
     from banker.speech.engine import make_engine
-    from banker.speech.two_ears import VETO_FACTOR, VETO_FAR
     from banker.tools import bench
     from banker.tools.clips import Voice
 
@@ -720,7 +720,7 @@ def test_a_sure_first_reading_is_not_vetoed_by_its_own_words_said_unclearly(
     comes back: the rule, not the clip, is what changed."""
     from banker.config import load_config
     from banker.editions import load_edition
-    from banker.speech import two_ears
+    from banker.speech import ear_rules
     from banker.speech.engine import make_engine
     from banker.tools.clips import ESPEAK
     from banker.tools.transcribe import NewGameJudge
@@ -733,13 +733,13 @@ def test_a_sure_first_reading_is_not_vetoed_by_its_own_words_said_unclearly(
     pcm = clips.pad(clips.speech("what's in the vault", ESPEAK))
     first = ears.first.recognize(pcm, "any")
     assert first.text == "what is in the vault", first
-    assert two_ears.VETO_NEAR_ABOVE <= first.confidence < two_ears.VETO_BELOW, first
+    assert ear_rules.VETO_NEAR_ABOVE <= first.confidence < ear_rules.VETO_BELOW, first
     heard = ears.recognize(pcm, "any")
     assert "second_ear_vetoed" not in heard.details, heard
     assert heard.confidence == pytest.approx(first.confidence)
     h = NewGameJudge(sv, matcher=grammar.matcher).hear(heard.text, heard.confidence)
     assert (h.intent, h.decision) == ("status", "accept"), h
-    monkeypatch.setattr(two_ears, "VETO_NEAR", 0.0)
+    monkeypatch.setattr(ear_rules, "VETO_NEAR", 0.0)
     vetoed = ears.recognize(pcm, "any")
     assert vetoed.details.get("second_ear_vetoed") == 1.0, vetoed
 
@@ -753,7 +753,7 @@ def test_a_unit_word_the_first_ear_added_after_a_ty_gives_way_to_the_second_read
     pink noise at 10 dB); with the rule off, the first ear's wrong amount is asked about."""
     from banker.config import load_config
     from banker.editions import load_edition
-    from banker.speech import two_ears
+    from banker.speech import ear_rules
     from banker.speech.engine import make_engine
     from banker.speech.meanings import a_unit_more
     from banker.tools import bench
@@ -778,8 +778,8 @@ def test_a_unit_word_the_first_ear_added_after_a_ty_gives_way_to_the_second_read
     assert first.text == "i bid three hundred forty eight", first
     heard = ears.recognize(pcm, "any")
     assert heard.details.get("second_ear_unit_less") == 1.0, heard
-    assert (heard.text, heard.confidence) == ("i bid three hundred and forty", two_ears.DOUBTED)
-    monkeypatch.setattr(two_ears, "TAIL_WITHIN", -1.0)
+    assert (heard.text, heard.confidence) == ("i bid three hundred and forty", ear_rules.DOUBTED)
+    monkeypatch.setattr(ear_rules, "TAIL_WITHIN", -1.0)
     assert ears.recognize(pcm, "any").text == "i bid three hundred forty eight"
 
 
@@ -793,7 +793,7 @@ def test_one_word_written_word_for_word_is_offered_where_the_first_would_be_refu
     (``OFFER_WITHIN`` below 0), "that is all" is refused."""
     from banker.config import load_config
     from banker.editions import load_edition
-    from banker.speech import two_ears
+    from banker.speech import ear_rules
     from banker.speech.engine import make_engine
     from banker.tools import bench
     from banker.tools.clips import Voice
@@ -810,10 +810,10 @@ def test_one_word_written_word_for_word_is_offered_where_the_first_would_be_refu
     pcm = bench.line_audio(42, item, "pink:10")
     heard = ears.recognize(pcm, "any")
     assert heard.text == "that is all" and heard.details.get("second_ear_offered") == 1.0, heard
-    assert ("cancel", two_ears.OFFER) in heard.alternatives, heard
+    assert ("cancel", ear_rules.OFFER) in heard.alternatives, heard
     h = judge.hear(heard.text, heard.confidence, heard.alternatives)
     assert (h.intent, h.decision) == ("cancel", "accept"), h
-    monkeypatch.setattr(two_ears, "OFFER_WITHIN", -1.0)
+    monkeypatch.setattr(ear_rules, "OFFER_WITHIN", -1.0)
     alone = ears.recognize(pcm, "any")
     h = judge.hear(alone.text, alone.confidence, alone.alternatives)
     assert h.decision == "reject", h
