@@ -45,6 +45,24 @@ def moonshine(vb_grammar: SpeechGrammar) -> MoonshineRecognizer:
     return MoonshineRecognizer(vb_grammar)
 
 
+def _both_ears_on(dev_line: int, text: str, intent: str, voice: tuple[str, int, int, float],
+                  condition: str = "clean") -> tuple[Any, Any]:
+    """The voice-banking recogniser ``play`` builds with both ears, and a dev-set line's
+    audio as the bench hears it (``voice``: an espeak-ng voice, speed, pitch and noise)."""
+    from banker.config import load_config
+    from banker.editions import load_edition
+    from banker.speech.engine import make_engine
+    from banker.tools import bench
+    from banker.tools.clips import Voice
+
+    vb = load_edition("voice-banking")
+    config = load_config()
+    ears = make_engine({**config, "asr": {**config["asr"], "second_ear": "moonshine"}}, vb,
+                       grammar=SpeechGrammar(vb))
+    item = bench.Item(text, intent, (), Voice("espeak", *voice), "any")
+    return ears, bench.line_audio(dev_line, item, condition)
+
+
 def test_free_text_becomes_the_grammar_words() -> None:
     assert spoken_words("Pay $200 to the dog.") == ["pay", "two", "hundred", "to", "the", "dog"]
     assert spoken_words("A light-roast coffee, please!") == ["a", "light", "roast", "coffee",
@@ -654,21 +672,11 @@ def test_a_short_sentence_of_talk_forced_onto_a_command_is_ignored(
     asked about); Moonshine writes the three words down, far from that reading: vetoed, and
     the line is ignored. With short sentences left alone (``VETO_SHORT`` 4), it is asked
     about."""
-    from banker.config import load_config
-    from banker.editions import load_edition
     from banker.interpreter.hearing import CONFIRM_FLOOR
     from banker.speech import ear_rules
-    from banker.speech.engine import make_engine
-    from banker.tools import bench
-    from banker.tools.clips import Voice
 
-    vb = load_edition("voice-banking")
-    config = load_config()
-    ears = make_engine({**config, "asr": {**config["asr"], "second_ear": "moonshine"}}, vb,
-                       grammar=SpeechGrammar(vb))
-    item = bench.Item("please stop singing", "none", (),
-                      Voice("espeak", "en-gb-x-rp+f2", 175, 35, 0.667), "any")
-    pcm = bench.line_audio(245, item, "clean")
+    ears, pcm = _both_ears_on(245, "please stop singing", "none",
+                              ("en-gb-x-rp+f2", 175, 35, 0.667))
     first = ears.first.recognize(pcm, "any")
     assert first.text and first.confidence >= CONFIRM_FLOOR, first
     heard = ears.recognize(pcm, "any")
@@ -685,21 +693,11 @@ def test_talk_a_far_snap_made_a_command_of_vetoes_an_unsure_first_reading() -> N
     it would be asked about); Moonshine writes "Pulse me the nice leaves," which only a far
     snap makes a command of (at least ``VETO_FAR``), nothing like the first reading: vetoed,
     and the line is ignored."""
-    from banker.config import load_config
-    from banker.editions import load_edition
     from banker.interpreter.hearing import CONFIRM_FLOOR
     from banker.speech.ear_rules import VETO_FACTOR, VETO_FAR
-    from banker.speech.engine import make_engine
-    from banker.tools import bench
-    from banker.tools.clips import Voice
 
-    vb = load_edition("voice-banking")
-    config = load_config()
-    ears = make_engine({**config, "asr": {**config["asr"], "second_ear": "moonshine"}}, vb,
-                       grammar=SpeechGrammar(vb))
-    item = bench.Item("pass me the dice please", "none", (),
-                      Voice("espeak", "en-gb-x-rp+f2", 175, 35, 0.667), "any")
-    pcm = bench.line_audio(247, item, "clean")
+    ears, pcm = _both_ears_on(247, "pass me the dice please", "none",
+                              ("en-gb-x-rp+f2", 175, 35, 0.667))
     first = ears.first.recognize(pcm, "any")
     assert first.text and CONFIRM_FLOOR <= first.confidence < 2 * CONFIRM_FLOOR, first
     second = ears.second.recognize(pcm, "any")
@@ -791,23 +789,13 @@ def test_one_word_written_word_for_word_is_offered_where_the_first_would_be_refu
     which takes it where it would have said "Sorry?" to the first reading (one word that
     needed any snap is not offered: fewer than ``SWAP_WORDS``). With offers off
     (``OFFER_WITHIN`` below 0), "that is all" is refused."""
-    from banker.config import load_config
     from banker.editions import load_edition
     from banker.speech import ear_rules
-    from banker.speech.engine import make_engine
-    from banker.tools import bench
-    from banker.tools.clips import Voice
     from banker.tools.transcribe import NewGameJudge
 
-    vb = load_edition("voice-banking")
-    grammar = SpeechGrammar(vb)
-    config = load_config()
-    ears = make_engine({**config, "asr": {**config["asr"], "second_ear": "moonshine"}}, vb,
-                       grammar=grammar)
-    judge = NewGameJudge(vb, matcher=grammar.matcher)
-    item = bench.Item("cancel", "cancel", (), Voice("espeak", "en-gb-x-rp+m3", 155, 35, 0.667),
-                      "any")
-    pcm = bench.line_audio(42, item, "pink:10")
+    ears, pcm = _both_ears_on(42, "cancel", "cancel", ("en-gb-x-rp+m3", 155, 35, 0.667),
+                              "pink:10")
+    judge = NewGameJudge(load_edition("voice-banking"))
     heard = ears.recognize(pcm, "any")
     assert heard.text == "that is all" and heard.details.get("second_ear_offered") == 1.0, heard
     assert ("cancel", ear_rules.OFFER) in heard.alternatives, heard
