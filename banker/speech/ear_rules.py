@@ -35,16 +35,6 @@ EMPTY_BELOW = 0.25
 # twice as much: table talk, mostly (dev set clean: chatter asked about 9 -> 2 of 50, exact
 # 122 of 150 both ways). Not in noise, where Moonshine writes down the other talkers
 VETO_WORDS, VETO_BELOW, VETO_FACTOR = 4, 0.85, 0.5
-# ... and a short sentence of talk (VETO_SHORT words, fewer than VETO_WORDS) only when it is
-# far from the first reading too (at least VETO_SHORT_APART, the snap's measure against that
-# one sentence): "Please stop singing." for "the car is leaving" (0.75), "Grandma is
-# calling" for "rent on pennsylvania" (0.81). Nearer, three words are the command said
-# unclearly as often ("Deal the nugget." for "deal the dog in", 0.43). Session 21, saved
-# records (200 commands and 60 chatter lines a condition): chatter asked about pink 10 dB
-# 6 -> 5 (seed 2026), clean 4 -> 3 and pink 5 -> 4 (seed 7); one command lost (seed 7,
-# clean: "draw a chance", written "Blow your charms.", 0.75); three words with no bound
-# lost three more ("deal the dog in", "i go to jail", "say that again"). 4 turns it off
-VETO_SHORT, VETO_SHORT_APART = 3, 0.6
 # ... unless the first reading was sure enough to answer a query at once (VETO_NEAR_ABOVE,
 # the hearing policy's ACCEPT_SAFE) and those words are within VETO_NEAR of it (the snap's
 # measure against that one sentence): the command said unclearly, not talk (espeak-ng's
@@ -199,13 +189,12 @@ def steady(filtered_db: float) -> bool:
 def vetoes(conf: float, second_text: str, free_words: float, near: float,
            quiet: Callable[[], bool], far: float = 0.0) -> bool:
     """Whether the second ear's words veto a first reading at ``conf``: it wrote down
-    ``free_words`` words (``VETO_SHORT`` or more: fewer than ``VETO_WORDS`` only when far
-    from the first reading, ``unclear``) that make no command (``second_text``
+    ``free_words`` words (``VETO_WORDS`` or more) that make no command (``second_text``
     empty) or one only a snap of ``VETO_FAR`` or more reached, and that its snap could bring
     no nearer than ``far`` to one, in a ``quiet`` room (the rule ``SecondEar`` follows, with
     ``unclear``; ``tools.second_ear`` scores saved records with it)."""
     return ((not second_text or near >= VETO_FAR) and conf < VETO_BELOW
-            and free_words >= min(VETO_WORDS, VETO_SHORT) and near >= far and quiet())
+            and free_words >= VETO_WORDS and near >= far and quiet())
 
 
 def unclear(first: Heard, other: Heard, same_command: bool = False) -> bool:
@@ -214,13 +203,7 @@ def unclear(first: Heard, other: Heard, same_command: bool = False) -> bool:
     sure enough to answer a query (``VETO_NEAR_ABOVE``); when they make a command, one its
     snap moved far (``VETO_FAR``), only an unsure first reading far from them is vetoed, and
     never when that command is the first's (``same_command``: the same intent, another
-    name). Words fewer than ``VETO_WORDS`` are talk only when far from the first reading
-    (``VETO_SHORT_APART``)."""
-    if other.details.get("free_words", len(other.words)) < VETO_WORDS and (
-            same_command or not other.words or not first.words
-            or apart([w.word for w in other.words], [w.word for w in first.words])
-            < VETO_SHORT_APART):
-        return True
+    name)."""
     like = toward(other, first, VETO_NEAR)
     if other.text:
         return same_command or first.confidence >= VETO_NEAR_ABOVE or like

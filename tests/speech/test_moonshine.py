@@ -535,8 +535,7 @@ def test_the_rescore_tool_hears_a_record_by_the_live_rules() -> None:
     assert not vetoes(0.5, "", 4, 0.5, lambda: True, far=0.6)
     assert not vetoes(0.5, "buy a hotel", 4, 0.1, lambda: True)
     assert not vetoes(0.5, "", 4, 0.5, lambda: False)
-    assert vetoes(0.5, "", 3, 0.5, lambda: True)  # three words: talk if far (``unclear``)
-    assert not vetoes(0.5, "", 2, 0.5, lambda: True)
+    assert not vetoes(0.5, "", 3, 0.5, lambda: True)
     record = Record("dev", "babble:10", "rescue", "build_hotel", [], "go to jail", 0.2, 0.1,
                     "buy a hotel", 0.82, 0.5, "Brought a hotel.", 0.18)
     judges = Judges(None)
@@ -639,52 +638,6 @@ def test_words_like_the_first_reading_are_that_command_said_unclearly_not_talk()
     oriental = said("Unlock men to the ravine, who,?", "unlock the oriental avenue")
     assert not unclear(ventnor, oriental)
     assert unclear(ventnor, oriental, same_command=True)
-
-
-def test_a_short_sentence_of_talk_vetoes_only_when_far_from_the_first_reading() -> None:
-    """Three words that make no command (fewer than ``VETO_WORDS``) are talk only when they
-    are at least ``VETO_SHORT_APART`` from the first ear's reading: "Please stop singing."
-    against "the car is leaving" is; "Deal the nugget." against "deal the dog in" is the
-    command said unclearly (both from the dev sets, clean)."""
-    from banker.speech.ear_rules import VETO_SHORT, VETO_SHORT_APART, VETO_WORDS, unclear
-    from banker.speech.moonshine_asr import apart
-    from banker.speech.protocols import Heard, WordScore
-
-    def said(text: str, command: str = "", conf: float = 1.0) -> Heard:
-        words = spoken_words(text)
-        return Heard(command, conf, tuple(WordScore(w, 0.0) for w in words),
-                     details={"free_words": float(len(words))})
-
-    assert VETO_SHORT < VETO_WORDS
-    singing, car = said("Please stop singing."), said("the car is leaving", "the car is leaving", 0.44)
-    nugget, deal = said("Deal the nugget."), said("deal the dog in", "deal the dog in", 0.52)
-    assert apart(spoken_words("Please stop singing."), car.text.split()) >= VETO_SHORT_APART
-    assert not unclear(car, singing)  # talk: vetoed
-    assert apart(spoken_words("Deal the nugget."), deal.text.split()) < VETO_SHORT_APART
-    assert unclear(deal, nugget)  # the command said unclearly: kept
-    assert unclear(car, singing, same_command=True)
-
-
-def test_a_short_sentence_of_talk_forced_onto_a_command_is_ignored(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """espeak-ng's (en-gb-x-rp+f2) "please stop singing", the held-out dev set's line 245
-    (seed 7, a quiet room): pocketsphinx forces it onto "the car is leaving" (it would be
-    asked about); Moonshine writes the three words down, far from that reading: vetoed, and
-    the line is ignored. With short sentences left alone (``VETO_SHORT`` 4), it is asked
-    about."""
-    from banker.interpreter.hearing import CONFIRM_FLOOR
-    from banker.speech import ear_rules
-
-    ears, pcm = _both_ears_on(245, "please stop singing", "none",
-                              ("en-gb-x-rp+f2", 175, 35, 0.667))
-    first = ears.first.recognize(pcm, "any")
-    assert first.text and first.confidence >= CONFIRM_FLOOR, first
-    heard = ears.recognize(pcm, "any")
-    assert heard.details.get("second_ear_vetoed") == 1.0, heard
-    assert heard.confidence < CONFIRM_FLOOR
-    monkeypatch.setattr(ear_rules, "VETO_SHORT", ear_rules.VETO_WORDS)
-    kept = ears.recognize(pcm, "any")
-    assert "second_ear_vetoed" not in kept.details and kept.confidence >= CONFIRM_FLOOR, kept
 
 
 def test_talk_a_far_snap_made_a_command_of_vetoes_an_unsure_first_reading() -> None:
