@@ -137,7 +137,7 @@ class SecondEar:
             conf *= rules.VETO_FACTOR
             details["second_ear_vetoed"] = 1.0
         elif rules.takes_second(conf, near, len(other.text.split()), deep, self.swap_below,
-                          self.swap_under, self.rescue, self.word_for_word):
+                                self.swap_under, self.rescue, self.word_for_word):
             by_name = by_a_name(meaning(other.text), meaning(heard.text))
             if by_name:
                 alternatives = ((heard.text, rules.DOUBTED), *alternatives)  # "cat or hat?"
@@ -171,8 +171,8 @@ class SecondEar:
         """Moonshine heard several words and no command, in a ``quiet`` room or steady
         noise."""
         return rules.vetoes(heard.confidence, other.text, other.details.get("free_words", 0.0),
-                      other.details.get("snap_distance", 1.0),
-                      lambda: rules.steady(heard.details.get("filtered_db", 0.0)) or quiet())
+                            other.details.get("snap_distance", 1.0),
+                            lambda: rules.steady(heard.details.get("filtered_db", 0.0)) or quiet())
 
     def prepare(self, focus: str) -> None:
         """Compile both ears' searches for ``focus`` now (the recogniser's process warms its
@@ -229,7 +229,7 @@ def with_second_ear(first: Recognizer, grammar: Any, asr: Any,
 
 
 def second_ear_over(first: Recognizer, second: Recognizer, meaning: Meaning) -> SecondEar:
-    """``first`` and ``second`` as ``play`` hears with both (every rule on, this module's
+    """``first`` and ``second`` as ``play`` hears with both (every rule on, ``ear_rules``'
     values as they are now: ``tools.ear_records`` replays saved readings through it)."""
     return SecondEar(first, second, meaning, empty_below=rules.EMPTY_BELOW, veto=True,
                      word_for_word=True, swap_below=rules.SWAP_WITHIN,
