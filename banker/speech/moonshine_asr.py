@@ -17,6 +17,7 @@ written out here, and its ``tokenizer.bin`` read directly.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -30,6 +31,15 @@ from banker.nlu.normalize import normalize_words
 from banker.speech import onnx_model
 from banker.speech.base import RATE, Heard, Pcm, WordScore, speech_span
 from banker.speech.grammar import Fsa
+from banker.speech.guided import (
+    AFTER_SNAP,
+    GUIDED_FOCI,
+    REPORTED_NEAR,
+    TRUSTED_ABOVE,
+    Step,
+    TokenWalk,
+    search,
+)
 from banker.speech.lexicon import Lexicon
 from banker.speech.snap import Sound, distance_to, snap, warm
 
@@ -117,32 +127,73 @@ class Moonshine:
         self.decoder = ort.InferenceSession(str(decoder), opts, providers=cpu)
         self.tokens = read_tokenizer(folder / "tokenizer.bin")
         self._outputs = [o.name for o in self.decoder.get_outputs()]
+        self._last: tuple[bytes, Any] | None = None  # the last clip's encoder states
+        self._walks: dict[int, tuple[Fsa, TokenWalk]] = {}  # each focus's automaton in tokens
+
+    def _encoded(self, pcm: Pcm) -> Any:
+        """The encoder's states for ``pcm``; the last clip's are kept, so a guided search
+        after the free text of the same clip does not encode it again."""
+        key = hashlib.blake2b(np.asarray(pcm, dtype=np.int16).tobytes(), digest_size=16).digest()
+        if self._last is None or self._last[0] != key:
+            audio = (np.asarray(pcm, dtype=np.float32) / 32768.0)[None, :]
+            self._last = key, self.encoder.run(None, {"input_values": audio})[0]
+        return self._last[1]
+
+    def _step(self, hidden: Any) -> Step:
+        """One decoder step over ``hidden``: the next token's log-probabilities and the
+        cache after it (each hypothesis of a beam keeps its own)."""
+        def step(token: int, past: dict[str, Any], n: int) -> tuple[Any, dict[str, Any]]:
+            feeds = {"input_ids": np.array([[token]], np.int64), "encoder_hidden_states": hidden,
+                     "use_cache_branch": np.array([n > 0]), **past}
+            res = self.decoder.run(None, feeds)
+            after = dict(past)
+            for name, value in zip(self._outputs[1:], res[1:], strict=True):
+                if n == 0 or ".decoder." in name:  # the encoder's keys stay as first made
+                    after[name.replace("present", "past_key_values")] = value
+            logits = res[0][0, -1].astype(np.float64)
+            top = float(np.max(logits))
+            return logits - (top + np.log(np.sum(np.exp(logits - top)))), after
+        return step
+
+    @staticmethod
+    def _empty_cache() -> dict[str, Any]:
+        empty = np.zeros((1, HEADS, 0, HEAD_DIM), np.float32)
+        return {f"past_key_values.{k}.{part}.{kv}": empty
+                for k in range(LAYERS) for part in ("decoder", "encoder") for kv in ("key", "value")}
+
+    def _text(self, ids: Sequence[int]) -> str:
+        text = b"".join(self.tokens[t] for t in ids if t < len(self.tokens))
+        return text.decode("utf-8", "replace").replace("\u2581", " ").strip()
 
     def transcribe(self, pcm: Pcm) -> str:
         """Greedy decoding of one utterance; "" when nothing was said."""
-        audio = (np.asarray(pcm, dtype=np.float32) / 32768.0)[None, :]
-        if audio.shape[1] < RATE // 4:
+        if len(pcm) < RATE // 4:
             return ""
-        hidden = self.encoder.run(None, {"input_values": audio})[0]
-        empty = np.zeros((1, HEADS, 0, HEAD_DIM), np.float32)
-        past: dict[str, Any] = {f"past_key_values.{k}.{part}.{kv}": empty
-                                for k in range(LAYERS) for part in ("decoder", "encoder")
-                                for kv in ("key", "value")}
+        step, past = self._step(self._encoded(pcm)), self._empty_cache()
         ids = [BOS]
-        for step in range(int(audio.shape[1] / RATE * TOKENS_PER_SECOND) + 4):
-            feeds = {"input_ids": np.array([[ids[-1]]], np.int64),
-                     "encoder_hidden_states": hidden,
-                     "use_cache_branch": np.array([step > 0]), **past}
-            res = self.decoder.run(None, feeds)
-            for name, value in zip(self._outputs[1:], res[1:], strict=True):
-                if step == 0 or ".decoder." in name:  # the encoder's keys stay as first made
-                    past[name.replace("present", "past_key_values")] = value
-            nxt = int(np.argmax(res[0][0, -1]))
+        for n in range(int(len(pcm) / RATE * TOKENS_PER_SECOND) + 4):
+            logp, past = step(ids[-1], past, n)
+            nxt = int(np.argmax(logp))
             if nxt == EOS:
                 break
             ids.append(nxt)
-        text = b"".join(self.tokens[t] for t in ids[1:] if t < len(self.tokens))
-        return text.decode("utf-8", "replace").replace("\u2581", " ").strip()
+        return self._text(ids[1:])
+
+    def guided(self, pcm: Pcm, fsa: Fsa) -> tuple[str, float] | None:
+        """The command the decoder finds likeliest, held to ``fsa`` (``guided.search``), in
+        spoken words, with its mean log-probability per token; None when none fit."""
+        if len(pcm) < RATE // 4:
+            return None
+        kept = self._walks.get(id(fsa))
+        if kept is None or kept[0] is not fsa:
+            kept = self._walks[id(fsa)] = fsa, TokenWalk(fsa, self.tokens)
+        walk = kept[1]
+        limit = int(len(pcm) / RATE * TOKENS_PER_SECOND) + 8
+        found = search(walk, self._step(self._encoded(pcm)), self._empty_cache(), limit,
+                              EOS, BOS)
+        if found is None:
+            return None
+        return " ".join(spoken_words(self._text(found.tokens))), found.score
 
 
 def spoken_words(text: str) -> list[str]:
@@ -196,6 +247,8 @@ class Transcriber(Protocol):
 
     def transcribe(self, pcm: Pcm) -> str: ...
 
+    def guided(self, pcm: Pcm, fsa: Fsa) -> tuple[str, float] | None: ...
+
 
 class MoonshineRecognizer:
     """Moonshine's free text snapped onto the focus's grammar. ``confidence`` is 1 minus the
@@ -212,6 +265,7 @@ class MoonshineRecognizer:
         self.sound: Sound = self.lexicon.sound  # words alike by sound ("bye" for "buy")
         self.model = model or Moonshine(threads)
         self.last_transcript = ""  # the free text behind the last result (for measurements)
+        self.last_guided: tuple[str, float] | None = None  # and the guided search's, if asked
 
     def prepare(self, focus: str) -> None:
         """Ready the snap onto ``focus``'s grammar (its words and how they sound)."""
@@ -225,19 +279,27 @@ class MoonshineRecognizer:
         pcm = np.asarray(pcm, dtype=np.int16)
         lo, hi = speech_span(pcm)  # untrimmed, silence around the speech often gives ""
         free = self.last_transcript = self.model.transcribe(pcm[lo:hi])
+        self.last_guided = None
         words = once(spoken_words(free))
-        if not words:
-            return Heard("", 0.0, engine=self.engine, focus=focus,
-                         seconds=time.perf_counter() - t0, details={"free_words": 0.0})
-        near = snap(words, self.grammar.fsa(focus), self.sound)
-        details = {"free_words": float(len(words)), "snap_distance": near.distance}
-        ok = bool(near.text) and near.distance <= self.max_distance
+        details = {"free_words": float(len(words))}
+        text, distance = "", 1.0
+        if words:
+            near = snap(words, self.grammar.fsa(focus), self.sound)
+            details["snap_distance"] = near.distance
+            if near.text and near.distance <= self.max_distance:
+                text, distance = near.text, near.distance
+        if focus in GUIDED_FOCI and (not text or distance > AFTER_SNAP):
+            held = self.last_guided = self.model.guided(pcm[lo:hi], self.grammar.fsa(focus))
+            if held is not None and held[1] >= TRUSTED_ABOVE and held[0] != text:
+                text, distance = held[0], REPORTED_NEAR
+                details.update(snap_distance=REPORTED_NEAR, guided_score=held[1])
         # the words it wrote down (not the sentence's): talk or a command said unclearly
         said = tuple(WordScore(w, 0.0) for w in words)
-        if ok:
-            return Heard(self.grammar.to_written(near.text), max(0.0, 1.0 - near.distance),
-                         said, self.engine, focus, time.perf_counter() - t0, details)
-        return Heard("", 0.0, said, self.engine, focus, time.perf_counter() - t0, details)
+        seconds = time.perf_counter() - t0
+        if text:
+            return Heard(self.grammar.to_written(text), max(0.0, 1.0 - distance), said,
+                         self.engine, focus, seconds, details)
+        return Heard("", 0.0, said, self.engine, focus, seconds, details)
 
 
 class BackgroundModel:
@@ -279,3 +341,7 @@ class BackgroundModel:
             self._load(self._threads)
         model = self._model
         return model.transcribe(pcm) if model is not None else ""
+
+    def guided(self, pcm: Pcm, fsa: Fsa) -> tuple[str, float] | None:
+        model = self._model  # loaded by the free text's call just before, or not at all
+        return model.guided(pcm, fsa) if model is not None else None

@@ -52,7 +52,7 @@ def _both(job: tuple[int, bench.Item, str]) -> dict[str, Any]:
     first = asdict(_EARS.first.recognize(pcm, item.focus))
     second = asdict(_EARS.second.recognize(pcm, item.focus))
     return {"i": i, "cond": cond, "first": first, "second": second,
-            "free": _EARS.second.last_transcript}
+            "free": _EARS.second.last_transcript, "guided": _EARS.second.last_guided}
 
 
 def decode(items: Sequence[bench.Item], out: Path, conditions: Sequence[str] = CONDITIONS,
@@ -73,13 +73,18 @@ def heard(d: dict[str, Any]) -> Heard:
 
 
 class _KeptText:
-    """Moonshine's model as a transcriber that gives back the free text it is handed."""
+    """Moonshine's model as a transcriber that gives back the free text it is handed, and
+    the guided search's reading (None: it was not asked, or found no command)."""
 
     def __init__(self) -> None:
         self.now = ""
+        self.held: tuple[str, float] | None = None
 
     def transcribe(self, pcm: Pcm) -> str:
         return self.now
+
+    def guided(self, pcm: Pcm, fsa: Any) -> tuple[str, float] | None:
+        return self.held
 
 
 class _Kept:
@@ -129,6 +134,8 @@ def replay(items: Sequence[bench.Item], records: Sequence[dict[str, Any]]
         first.now, second.now = heard(r["first"]), heard(r["second"])
         if "free" in r:  # Moonshine's own words, snapped again by the snap as it is now
             free.now = r["free"]
+            held = r.get("guided")
+            free.held = None if held is None else (held[0], held[1])
             second.now = replace(snapped.recognize(pcm, item.focus),
                                  seconds=second.now.seconds)  # the model's time, as kept
         h = ears.recognize(pcm, item.focus)
