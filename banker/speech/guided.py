@@ -84,29 +84,27 @@ class TokenWalk:
 
     def step(self, at: tuple[States, str], token: int) -> tuple[States, str] | None:
         """Where the walk is after ``token`` (the states after the last whole word, and the
-        word being spelt), or None when no command goes on that way."""
+        word being spelt), or None when no command goes on that way. A space or a hyphen
+        starts a new word, as ``moonshine_asr.spoken_words`` reads them ("T-Rex" is "t rex";
+        "C-o-l-l-e-c-t", a spelling the model falls back on when held, is letters)."""
         text = self.text[token]
         if not text:
             return None
         states, partial = at
         body = text.rstrip(_PUNCT)
-        ends = body != text  # punctuation after a word ends it
-        if any(c in _PUNCT for c in body) or " " in body[1:]:
+        if any(c in _PUNCT for c in body):
             return None
-        if body.startswith(" "):
-            if partial:
+        for k, piece in enumerate(body.replace("-", " ").split(" ")):
+            if k > 0 and partial:  # a word ended: it must be one the automaton goes on by
                 words, _ = self._words(states)
                 if partial not in words:
                     return None
-                states = words[partial]
-            partial, body = "", body[1:]
-        partial += body.replace("-", "")
+                states, partial = words[partial], ""
+            partial += piece
         words, prefixes = self._words(states)
         if partial not in prefixes:
             return None
-        if ends:
-            if not partial:
-                return states, ""
+        if body != text and partial:  # punctuation after a word ends it
             return (words[partial], "") if partial in words else None
         return states, partial
 
