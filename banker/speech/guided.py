@@ -130,9 +130,9 @@ def _token_text(token: bytes) -> str:
     return text.replace("\u2581", " ").lower()
 
 
-# one decoder step: (last token, the hypothesis's cache, step number) -> (log-probabilities
-# of the next token, the cache after it)
-Step = Callable[[int, Any, int], tuple[npt.NDArray[np.float64], Any]]
+# one decoder step for several hypotheses: (each one's last token, each one's cache, step
+# number) -> (log-probabilities of the next token, a row each; each one's cache after it)
+Step = Callable[[Sequence[int], Sequence[Any], int], tuple[npt.NDArray[np.float64], Sequence[Any]]]
 
 
 @dataclass(frozen=True)
@@ -152,8 +152,8 @@ def search(walk: TokenWalk, step: Step, cache: Any, limit: int, eos: int, bos: i
     done: list[tuple[float, list[int]]] = []
     for n in range(limit):
         grown = []
-        for score, ids, at, past in beams:
-            logp, after = step(ids[-1], past, n)
+        logps, afters = step([ids[-1] for _s, ids, _a, _p in beams], [p for *_, p in beams], n)
+        for (score, ids, at, _past), logp, after in zip(beams, logps, afters, strict=True):
             for t in np.argsort(-logp)[:top]:
                 token = int(t)
                 if token == eos:

@@ -27,6 +27,9 @@ def test_a_replay_of_kept_readings_is_what_the_live_ears_hear(tmp_path: Path) ->
     assert {(r["i"], r["cond"]) for r in records} == {(i, c) for c in conditions
                                                         for i in range(6)}
     assert all(isinstance(r["free"], str) for r in records)  # Moonshine's words, snapped again
+    # and the guided search's reading where the free text needed a snap (kept, not searched
+    # again: a replay gives it back)
+    assert any(r["guided"] is not None for r in records if r["cond"] == "babble:10")
     config = load_config()
     live = make_engine({**config, "asr": {**config["asr"], "second_ear": "moonshine"}},
                        load_edition(bench.EDITION))
