@@ -155,6 +155,24 @@ HEARD_CLEARLY = 0.9
 # line was already asked about (a swap, its snap 0.05); nothing else moved on either seed,
 # no line where the first ear's longer amount was right
 TAIL_WITHIN = AGREE_WITHIN
+# a first reading the guided search (Moonshine held to the grammar, ``guided.py``) agrees
+# with is worth this, not the agreement's 0.97, unless the room was quiet or its noise
+# steady: two ears both held to the commands can both miss the same way among other talkers
+# (seed 7, 10 dB babble: "seven hundred and seventy" read "seven hundred and seven" by both,
+# and paid; in pink noise no wrong money command was agreed on, two seeds). Low-risk
+# commands are still acted on at once, money is asked about
+GUIDED_AGREED = TWICE
+
+
+def agreed_by(first: Heard, other: Heard, agreed: float, clear: Callable[[], bool]) -> float:
+    """What an agreement with the second ear's reading ``other`` is worth: ``agreed``, but
+    ``GUIDED_AGREED`` for a guided reading (``guided.py``: held to the grammar, as the first
+    ear is) unless the room was ``clear`` or its noise steady (``first``'s filter took it
+    out): other talkers are what both ears can mistake for the same command."""
+    if ("guided_score" in other.details and not steady(first.details.get("filtered_db", 0.0))
+            and not clear()):
+        return GUIDED_AGREED
+    return agreed
 
 
 def agreed_confidence(conf: float, same: bool, near: float, agreed: float,

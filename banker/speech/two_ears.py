@@ -127,7 +127,7 @@ class SecondEar:
                 conf = rules.DOUBTED
                 details["second_ear_loosely_agrees"] = 1.0
         elif (not deep and bool(other.text) and (raised := rules.agreed_confidence(
-                conf, same, near, self.agreed, loose)) is not None):
+                conf, same, near, rules.agreed_by(heard, other, self.agreed, clear), loose)) is not None):
             conf = raised
             if not agree:
                 details["second_ear_loosely_agrees"] = 1.0
