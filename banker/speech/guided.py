@@ -118,6 +118,13 @@ class TokenWalk:
         return bool(self._closure(states) & self.fsa.finals)
 
 
+def words_of(text: str) -> list[str]:
+    """The grammar's words in what a walk wrote (its tokens' text): read as the walk reads
+    them, not as free text is (``spoken_words`` would make the grammar's "i'd" "i would")."""
+    out = (w.strip(_PUNCT) for w in text.replace("\u2581", " ").lower().replace("-", " ").split())
+    return [w for w in out if w]
+
+
 def _token_text(token: bytes) -> str:
     """A token as the walk reads it ("" for one it never writes: digits, part of a
     character)."""

@@ -205,7 +205,7 @@ class Moonshine:
         found = search(walk, self._step(self._encoded(pcm)), {}, limit, EOS, BOS)
         if found is None:
             return None
-        return " ".join(spoken_words(self._text(found.tokens))), found.score
+        return " ".join(guide.words_of(self._text(found.tokens))), found.score
 
 
 def spoken_words(text: str) -> list[str]:

@@ -46,6 +46,11 @@ def test_the_walk_follows_the_grammar_through_the_models_tokens() -> None:
     assert walk.can_end(at)  # "T-Rex" is the grammar's "t rex"
 
 
+def test_what_the_walk_wrote_is_read_back_as_the_grammars_words() -> None:
+    assert guided.words_of("I'd like a T-Rex, please.") == ["i'd", "like", "a", "t", "rex",
+                                                            "please"]
+
+
 def test_the_walk_refuses_what_leaves_the_grammar() -> None:
     assert _walk([BAL]) is None  # no command starts with "bal..."
     assert _walk([BUY, FIVE]) is None  # digits: amounts are the grammar's words
