@@ -119,9 +119,10 @@ class TokenWalk:
 
 
 def words_of(text: str) -> list[str]:
-    """The grammar's words in what a walk wrote (its tokens' text): read as the walk reads
-    them, not as free text is (``spoken_words`` would make the grammar's "i'd" "i would")."""
-    out = (w.strip(_PUNCT) for w in text.replace("\u2581", " ").lower().replace("-", " ").split())
+    """The grammar's words in what a walk wrote (its tokens' text, spaces for word starts):
+    read as the walk reads them, not as free text is (``spoken_words`` would make the
+    grammar's "i'd" "i would")."""
+    out = (w.strip(_PUNCT) for w in text.lower().replace("-", " ").split())
     return [w for w in out if w]
 
 

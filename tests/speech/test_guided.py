@@ -11,11 +11,10 @@ import pytest
 from banker.editions import load_edition
 from banker.speech import guided
 from banker.speech.automata import Fsa
-from banker.speech.grammar import SpeechGrammar
 from banker.speech.guided import TokenWalk, search
-from banker.speech.moonshine_asr import MoonshineRecognizer
 from banker.tools import clips
 from banker.tools.transcribe import NewGameJudge
+from tests.speech.test_moonshine import _both_ears_on
 
 W = "\u2581".encode()  # the tokenizer's word start
 TOKENS = [b"<s>", b"</s>", W + b"Buy", W + b"Bal", b"tic", W + b"Avenue", b".", W + b"T", b"-",
@@ -80,7 +79,7 @@ def test_the_beam_finds_the_likeliest_command_not_the_likeliest_text() -> None:
 
 @pytest.mark.skipif(not clips.have_espeak(), reason="espeak-ng and sox needed")
 def test_a_command_lost_in_babble_is_read_back_held_to_the_grammar(
-        vb_grammar: SpeechGrammar, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """espeak-ng's (en-us+m3) "can i pay the rent" at 10 dB babble, the dev set's line 105
     (seed 2026): Moonshine's free text ("Can high faith around it?") makes no command within
     its snap, and pocketsphinx heard nothing. Held to the grammar, its decoder writes the
@@ -89,10 +88,9 @@ def test_a_command_lost_in_babble_is_read_back_held_to_the_grammar(
     from banker.tools import bench
     from banker.tools.clips import Voice
 
-    ear = MoonshineRecognizer(vb_grammar)
-    said = bench.Item("can i pay the rent", "pay_rent", (),
-                      Voice("espeak", "en-us+m3", 175, 35, 0.667))
-    pcm = bench.line_audio(105, said, "babble:10")
+    ears, pcm = _both_ears_on(105, "can i pay the rent", "pay_rent",
+                              ("en-us+m3", 175, 35, 0.667), "babble:10")
+    ear = ears.second
     heard = ear.recognize(pcm)
     assert heard.text == "can i pay the rent", (heard, ear.last_transcript)
     assert ear.last_guided is not None and ear.last_guided[1] >= guided.TRUSTED_ABOVE
@@ -105,7 +103,6 @@ def test_a_command_lost_in_babble_is_read_back_held_to_the_grammar(
     assert "guided_score" not in heard.details, heard
     # both ears as ``play`` hears: pocketsphinx heard nothing, and the command is taken from
     # the guided reading; with the guided search's line out of reach it gets "Sorry?"
-    ears = _as_play_hears(vb_grammar)
     judge = NewGameJudge(load_edition("voice-banking"))
     both = ears.recognize(pcm, "any")
     h = judge.hear(both.text, both.confidence, both.alternatives)
@@ -113,12 +110,3 @@ def test_a_command_lost_in_babble_is_read_back_held_to_the_grammar(
     monkeypatch.setattr(guided, "TRUSTED_ABOVE", 0.0)
     alone = ears.recognize(pcm, "any")
     assert judge.hear(alone.text, alone.confidence, alone.alternatives).decision == "reject"
-
-
-def _as_play_hears(grammar: SpeechGrammar) -> Any:
-    from banker.config import load_config
-    from banker.speech.engine import make_engine
-
-    config = load_config()
-    return make_engine({**config, "asr": {**config["asr"], "second_ear": "moonshine"}},
-                       grammar.edition, grammar=grammar)
