@@ -36,6 +36,19 @@ REPORTED_NEAR = 0.05
 # the foci it is asked in: a command at any moment. The answers to a question ("yes", a
 # street's name) were not measured with it, and keep the two ears' rules they were tuned with
 GUIDED_FOCI = frozenset({"any"})
+# a search stops when an ended reading's mean is this much above every open one's: a mean
+# can still rise as tokens are added, so the open ones get some room. Chosen by the sum (as
+# in session 22) a short reading won over every long one: "yeah" for "i would like to use get
+# out of jail free card" (-12.5 a token), which the mean finds (-1.3). Bench dev set, 10 dB
+# babble, guided readings trusted and right: 68 -> 80 (seed 2026) and 54 -> 63 (seed 7) of
+# 200 commands; pink 62 -> 68 and 54 -> 66. It costs more: the search's median 0.26 -> 0.52 s
+# (60 dev clips, the same process; a margin of 0.25 saved only a fifth of that)
+STOP_MARGIN = 1.0
+# a trusted reading must be at least this share of the words Moonshine wrote down freely:
+# held to the grammar, talk that begins with a command word ("Chance would be a fine thing.")
+# ends after that word ("chance", -1.5 to -1.6 a token, trusted). Two dev seeds: every such
+# chatter reading covered 0.14-0.20 of the words, every right command 0.33 or more
+COVERS = 0.25
 BEAM, TOP = 8, 200  # hypotheses kept a step; tokens looked at per hypothesis (of ~32,000)
 _PUNCT = ".,?!;:"
 
@@ -153,11 +166,14 @@ class Guided:
 
 def search(walk: TokenWalk, step: Step, cache: Any, limit: int, eos: int, bos: int,
            beam: int = BEAM, top: int = TOP) -> Guided | None:
-    """The likeliest token sequence the walk allows, ended where a command may end; None
-    when every hypothesis ran out of ways on."""
+    """The token sequence the walk allows, ended where a command may end, whose mean
+    log-probability per token is the highest; None when every hypothesis ran out of ways on.
+
+    Chosen by the mean, not the sum: by the sum a short command ("yes", "okay") outscores
+    any long one, however well the long one fits the sound (``STOP_MARGIN`` has the figures)."""
     beams: list[tuple[float, list[int], tuple[States, str], Any]] = [(0.0, [bos], walk.start,
                                                                       cache)]
-    done: list[tuple[float, list[int]]] = []
+    done: list[tuple[float, list[int]]] = []  # (mean log-probability, tokens with BOS and EOS)
     for n in range(limit):
         grown = []
         logps, afters = step([ids[-1] for _s, ids, _a, _p in beams], [p for *_, p in beams], n)
@@ -166,17 +182,25 @@ def search(walk: TokenWalk, step: Step, cache: Any, limit: int, eos: int, bos: i
                 token = int(t)
                 if token == eos:
                     if walk.can_end(at):
-                        done.append((score + float(logp[token]), [*ids, eos]))
+                        done.append(((score + float(logp[token])) / max(1, len(ids) - 1),
+                                     [*ids, eos]))
                     continue
                 nxt = walk.step(at, token)
                 if nxt is not None:
                     grown.append((score + float(logp[token]), [*ids, token], nxt, after))
         grown.sort(key=lambda h: -h[0])
         beams = grown[:beam]
-        # scores only fall as tokens are added: an ended one ahead of every open one wins
-        if not beams or (done and max(d[0] for d in done) > beams[0][0]):
-            break
+        if not beams or (done and max(d[0] for d in done)
+                         > max(s / max(1, len(ids) - 1) for s, ids, *_ in beams) + STOP_MARGIN):
+            break  # an ended one well ahead of every open one: the open ones seldom catch up
     if not done:
         return None
     score, ids = max(done, key=lambda d: d[0])
-    return Guided(tuple(ids[1:-1]), score / max(1, len(ids) - 2))
+    return Guided(tuple(ids[1:-1]), score)
+
+
+def covers(reading: str, heard: int) -> bool:
+    """Whether a guided ``reading`` accounts for enough of the ``heard`` words Moonshine wrote
+    down freely (after ``moonshine_asr.once``) to be what was said, not one command word
+    inside talk (``COVERS``)."""
+    return len(reading.split()) >= COVERS * heard

@@ -302,7 +302,8 @@ class MoonshineRecognizer:
                 text, distance = near.text, near.distance
         if focus in guide.GUIDED_FOCI and (not text or distance > guide.AFTER_SNAP):
             held = self.last_guided = self.model.guided(pcm[lo:hi], self.grammar.fsa(focus))
-            if held is not None and held[1] >= guide.TRUSTED_ABOVE and held[0] != text:
+            if (held is not None and held[1] >= guide.TRUSTED_ABOVE and held[0] != text
+                    and guide.covers(held[0], len(words))):
                 text, distance = held[0], guide.REPORTED_NEAR
                 details.update(snap_distance=guide.REPORTED_NEAR, guided_score=held[1])
         # the words it wrote down (not the sentence's): talk or a command said unclearly

@@ -77,6 +77,37 @@ def test_the_beam_finds_the_likeliest_command_not_the_likeliest_text() -> None:
     assert search(TokenWalk(FSA, TOKENS), step, None, 2, EOS, BOS) is None  # too short to end
 
 
+def test_the_beam_weighs_a_command_by_its_mean_not_its_length() -> None:
+    """"buy" alone is a command too, and ending there costs less in all (-1.1) than the four
+    tokens of "Buy Baltic Avenue" (-1.7); but those fit the sound better token by token (a
+    mean of -0.43 against -1.1), and a long command must not lose to a short one for its
+    length ("yeah" for "i would like to use get out of jail free card")."""
+    short = Fsa(4, ((0, "buy", 1, 1.0), (1, "baltic", 2, 1.0), (2, "avenue", 3, 1.0)),
+                frozenset({1, 3}))
+    costs = {BOS: {BUY: -0.1}, BUY: {EOS: -1.0, BAL: -0.4}, BAL: {TIC: -0.4},
+             TIC: {AVENUE: -0.4}, AVENUE: {EOS: -0.4}}
+
+    def step(tokens: Any, pasts: Any, n: int) -> tuple[Any, Any]:
+        logp = np.full((len(tokens), len(TOKENS)), -20.0)
+        for row, token in enumerate(tokens):
+            for t, cost in costs.get(token, {}).items():
+                logp[row, t] = cost
+        return logp, pasts
+
+    found = search(TokenWalk(short, TOKENS), step, None, 10, EOS, BOS)
+    assert found is not None and found.tokens == (BUY, BAL, TIC, AVENUE)
+    assert found.score == pytest.approx(-1.7 / 4)
+
+
+def test_a_reading_of_one_command_word_inside_talk_is_not_what_was_said() -> None:
+    """Held to the grammar, "Chance would be a fine thing." ends after "chance": a reading
+    of one word of the six Moonshine wrote is talk, one of the three of "It's called." (said
+    "score") may be the command."""
+    assert not guided.covers("chance", 6)
+    assert guided.covers("score", 3)
+    assert guided.covers("buy baltic avenue", 0)  # nothing written freely: nothing to weigh
+
+
 @pytest.mark.skipif(not clips.have_espeak(), reason="espeak-ng and sox needed")
 def test_a_command_lost_in_babble_is_read_back_held_to_the_grammar(
         monkeypatch: pytest.MonkeyPatch) -> None:
