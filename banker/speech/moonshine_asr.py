@@ -292,6 +292,7 @@ class MoonshineRecognizer:
         lo, hi = speech_span(pcm)  # untrimmed, silence around the speech often gives ""
         free = self.last_transcript = self.model.transcribe(pcm[lo:hi])
         self.last_guided = None
+        held: tuple[str, float] | None = None
         words = once(spoken_words(free))
         details = {"free_words": float(len(words))}
         text, distance = "", 1.0
@@ -306,13 +307,19 @@ class MoonshineRecognizer:
                     and guide.covers(held[0], len(words))):
                 text, distance = held[0], guide.REPORTED_NEAR
                 details.update(snap_distance=guide.REPORTED_NEAR, guided_score=held[1])
+        # a guided reading not taken is kept as a reading at 0 (under every floor): the
+        # command the decoder found likeliest, evidence for another ear's reading of it
+        others: tuple[tuple[str, float], ...] = ()
+        if held is not None and held[0] != text:
+            others = ((self.grammar.to_written(held[0]), 0.0),)
+            details["held_score"] = held[1]
         # the words it wrote down (not the sentence's): talk or a command said unclearly
         said = tuple(WordScore(w, 0.0) for w in words)
         seconds = time.perf_counter() - t0
         if text:
             return Heard(self.grammar.to_written(text), max(0.0, 1.0 - distance), said,
-                         self.engine, focus, seconds, details)
-        return Heard("", 0.0, said, self.engine, focus, seconds, details)
+                         self.engine, focus, seconds, details, others)
+        return Heard("", 0.0, said, self.engine, focus, seconds, details, others)
 
 
 class BackgroundModel:

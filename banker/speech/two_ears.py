@@ -132,8 +132,12 @@ class SecondEar:
             if not agree:
                 details["second_ear_loosely_agrees"] = 1.0
         # the veto's cheap checks first: measuring the words against the first reading snaps
-        elif (self.veto and self._chatter(heard, other, clear) and not rules.unclear(
-                heard, other, bool(other.text) and kin(meaning(heard.text), meaning(other.text)))):
+        elif (self.veto and self._chatter(heard, other, clear)
+              and not rules.held_to(heard, other)
+              and not rules.unclear(heard, other, bool(other.text)
+                                    and kin(meaning(heard.text), meaning(other.text)))):
+            # no veto when Moonshine's decoder, held to the grammar, found the first reading
+            # the likeliest command (a reading it did not trust): the command said unclearly
             conf *= rules.VETO_FACTOR
             details["second_ear_vetoed"] = 1.0
         elif rules.takes_second(conf, near, len(other.text.split()), deep, self.swap_below,
