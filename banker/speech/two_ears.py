@@ -131,13 +131,7 @@ class SecondEar:
             conf = raised
             if not agree:
                 details["second_ear_loosely_agrees"] = 1.0
-        # the veto's cheap checks first: measuring the words against the first reading snaps
-        elif (self.veto and self._chatter(heard, other, clear)
-              and not rules.held_to(heard, other)
-              and not rules.unclear(heard, other, bool(other.text)
-                                    and kin(meaning(heard.text), meaning(other.text)))):
-            # no veto when Moonshine's decoder, held to the grammar, found the first reading
-            # the likeliest command (a reading it did not trust): the command said unclearly
+        elif self.veto and self._vetoed(heard, other, clear, meaning):
             conf *= rules.VETO_FACTOR
             details["second_ear_vetoed"] = 1.0
         elif rules.takes_second(conf, near, len(other.text.split()), deep, self.swap_below,
@@ -170,6 +164,16 @@ class SecondEar:
             details["second_ear_offered"] = 1.0
         return Heard(text, conf, words, self.engine, focus, heard.seconds + other.seconds,
                      details, alternatives)
+
+    def _vetoed(self, heard: Heard, other: Heard, clear: Room,
+                meaning: Callable[[str], Hashable]) -> bool:
+        """Table talk Moonshine wrote down (``_chatter``), not the first reading said
+        unclearly: neither like its words (``rules.unclear``) nor, held to the grammar, those
+        words as its likeliest command (``rules.held_to``). The cheap checks first: measuring
+        the words against the first reading snaps."""
+        return (self._chatter(heard, other, clear) and not rules.held_to(heard, other)
+                and not rules.unclear(heard, other, bool(other.text)
+                                      and kin(meaning(heard.text), meaning(other.text))))
 
     @staticmethod
     def _chatter(heard: Heard, other: Heard, quiet: Room) -> bool:
