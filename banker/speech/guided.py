@@ -182,16 +182,15 @@ def search(walk: TokenWalk, step: Step, cache: Any, limit: int, eos: int, bos: i
         grown = []
         logps, afters = step([ids[-1] for _s, ids, _a, _p in beams], [p for *_, p in beams], n)
         for (score, ids, at, _past), logp, after in zip(beams, logps, afters, strict=True):
-            for t in np.argsort(-logp)[:top]:
-                token = int(t)
+            kept = 0  # a hypothesis gives at most ``beam`` of the next step's, its likeliest
+            for token in likeliest(logp, top):
                 if token == eos:
                     if walk.can_end(at):
                         done.append(((score + float(logp[token])) / max(1, len(ids) - 1),
                                      [*ids, eos]))
-                    continue
-                nxt = walk.step(at, token)
-                if nxt is not None:
+                elif kept < beam and (nxt := walk.step(at, token)) is not None:
                     grown.append((score + float(logp[token]), [*ids, token], nxt, after))
+                    kept += 1
         grown.sort(key=lambda h: -h[0])
         beams = grown[:beam]
         if not beams or (done and max(d[0] for d in done)
@@ -201,6 +200,15 @@ def search(walk: TokenWalk, step: Step, cache: Any, limit: int, eos: int, bos: i
         return None
     score, ids = max(done, key=lambda d: d[0])
     return Guided(tuple(ids[1:-1]), score)
+
+
+def likeliest(logp: npt.NDArray[np.float64], top: int) -> list[int]:
+    """The ``top`` likeliest tokens, likeliest first (a partition, then a sort of those:
+    a fifth of sorting all ~32,000)."""
+    if top >= len(logp):
+        return [int(t) for t in np.argsort(-logp)]
+    part = np.argpartition(-logp, top)[:top]
+    return [int(t) for t in part[np.argsort(-logp[part])]]
 
 
 def covers(reading: str, heard: int) -> bool:
