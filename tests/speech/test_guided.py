@@ -99,6 +99,12 @@ def test_the_beam_weighs_a_command_by_its_mean_not_its_length() -> None:
     assert found.score == pytest.approx(-1.7 / 4)
 
 
+def test_the_likeliest_tokens_come_likeliest_first() -> None:
+    logp = np.log(np.array([0.05, 0.4, 0.1, 0.3, 0.15]))
+    assert guided.likeliest(logp, 3) == [1, 3, 4]
+    assert guided.likeliest(logp, 9) == [1, 3, 4, 2, 0]
+
+
 def test_a_reading_of_one_command_word_inside_talk_is_not_what_was_said() -> None:
     """Held to the grammar, "Chance would be a fine thing." ends after "chance": a reading
     of one word of the six Moonshine wrote is talk, one of the three of "It's called." (said
