@@ -303,14 +303,16 @@ class MoonshineRecognizer:
                 text, distance = near.text, near.distance
         if focus in guide.GUIDED_FOCI and (not text or distance > guide.AFTER_SNAP):
             held = self.last_guided = self.model.guided(pcm[lo:hi], self.grammar.fsa(focus))
-            if (held is not None and held[1] >= guide.TRUSTED_ABOVE and held[0] != text
+            # trusted, it is the reading, also when the snap had found the same command
+            # further away (its words, loosely): held to the grammar the decoder confirms it
+            if (held is not None and held[1] >= guide.TRUSTED_ABOVE
                     and guide.covers(held[0], len(words))):
                 text, distance = held[0], guide.REPORTED_NEAR
                 details.update(snap_distance=guide.REPORTED_NEAR, guided_score=held[1])
         # a guided reading not taken is kept as a reading at 0 (under every floor): the
         # command the decoder found likeliest, evidence for another ear's reading of it
         others: tuple[tuple[str, float], ...] = ()
-        if held is not None and held[0] != text:
+        if held is not None and held[0] != text:  # not taken
             others = ((self.grammar.to_written(held[0]), 0.0),)
             details["held_score"] = held[1]
         # the words it wrote down (not the sentence's): talk or a command said unclearly

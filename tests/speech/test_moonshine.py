@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from banker.speech import guided
 from banker.speech.grammar import SpeechGrammar
 from banker.speech.meanings import matcher_meaning
 from banker.speech.moonshine_asr import (
@@ -308,8 +309,12 @@ def test_the_ears_differing_by_a_name_make_a_choice_question() -> None:
     ears = make_engine(load_config(), sv, grammar=grammar)
     heard = ears.recognize(clips.pad(clips.speech("buy Park Place from the hat for five hundred",
                                                   ESPEAK)))
-    assert "cat" in heard.text and heard.confidence < 0.9, heard
-    assert [t for t, _c in heard.alternatives] == ["buy park place from the hat for five hundred"]
+    # the two readings, whichever leads (Moonshine held to the grammar reads "the hat" near
+    # word for word since session 23, and so it is the one swapped in, "the cat" the other)
+    assert heard.confidence < 0.9 and len(heard.alternatives) == 1, heard
+    assert {heard.text, heard.alternatives[0][0]} == {
+        "buy park place from the cat for five hundred",
+        "buy park place from the hat for five hundred"}, heard
     s = Session(sv, ["cat", "hat", "dog"], matcher=grammar.matcher)
     hearing = s.understand(heard, "dog")
     assert hearing.choose and {c.slots["player"] for c in hearing.candidates} == {"cat", "hat"}
@@ -376,7 +381,8 @@ def test_a_command_moonshine_wrote_word_for_word_is_asked_instead_of_an_unsure_o
 
 
 def test_a_reading_too_unsure_to_ask_about_gives_way_to_a_near_second_one(
-        unfloored: Any, vb_grammar: SpeechGrammar, moonshine: MoonshineRecognizer) -> None:
+        unfloored: Any, vb_grammar: SpeechGrammar, moonshine: MoonshineRecognizer,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """espeak-ng's "pay two hundred to the dog": pocketsphinx hears "i pay two hundred to
     the car" below the confirm floor ("Sorry?"); Moonshine writes "Pay two hundred to the
     nog.", within ``RESCUE_WITHIN`` of the command. With ``rescue``, Moonshine's reading is
@@ -394,10 +400,16 @@ def test_a_reading_too_unsure_to_ask_about_gives_way_to_a_near_second_one(
     assert heard.text == "pay two hundred to the dog" and heard.confidence == DOUBTED, heard
     assert [t for t, _c in heard.alternatives][:1] == [first.text]
     plain = SecondEar(unfloored, moonshine, meaning, swap_below=SWAP_WITHIN)
+    # held to the grammar, Moonshine reads "the dog" nearly word for word (session 23): even
+    # without ``rescue`` that is swapped in; the rescue's own rule with that line out of reach
+    assert plain.recognize(pcm, "any").text == "pay two hundred to the dog"
+    monkeypatch.setattr(guided, "TRUSTED_ABOVE", 0.0)
+    assert ear.recognize(pcm, "any").text == "pay two hundred to the dog"
     assert plain.recognize(pcm, "any").text == first.text
 
 
-def test_a_loose_agreement_is_asked_about_instead_of_sorry() -> None:
+def test_a_loose_agreement_is_asked_about_instead_of_sorry(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """espeak-ng's "what's in the jackpot": pocketsphinx hears the words right but unsure
     (below ``ACCEPT_SAFE``: a query that unsure gets "Sorry?"); Moonshine writes "Wertz in
     the jackpot", the same command after a snap beyond ``AGREE_WITHIN``. With ``loose`` the
@@ -417,6 +429,11 @@ def test_a_loose_agreement_is_asked_about_instead_of_sorry() -> None:
     pcm = clips.pad(clips.speech("what's in the jackpot", clips.ESPEAK))
     first = ears.first.recognize(pcm, "any")
     assert first.text == "what is in the jackpot" and first.confidence < ACCEPT_SAFE, first
+    # held to the grammar, Moonshine confirms the command, trusted (session 23): a close
+    # agreement in a quiet room, answered at once
+    held = ears.recognize(pcm, "any")
+    assert held.text == first.text and held.confidence == ears.agreed, held
+    monkeypatch.setattr(guided, "TRUSTED_ABOVE", 0.0)  # the loose rule, that line out of reach
     second = ears.second.recognize(pcm, "any")
     assert second.details["snap_distance"] > AGREE_WITHIN and second.text, second
     heard = ears.recognize(pcm, "any")
@@ -466,7 +483,6 @@ def test_a_command_the_first_ear_missed_is_asked_about_within_the_rescue_distanc
     reach."""
     from banker.config import load_config
     from banker.editions import load_edition
-    from banker.speech import guided
     from banker.speech.ear_rules import DOUBTED, EMPTY_BELOW, RESCUE_UNDER, RESCUE_WITHIN
     from banker.speech.engine import make_engine
     from banker.tools.clips import Voice
