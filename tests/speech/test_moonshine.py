@@ -431,6 +431,10 @@ def test_a_loose_agreement_is_asked_about_instead_of_sorry(
     assert first.text == "what is in the jackpot" and first.confidence < ACCEPT_SAFE, first
     # held to the grammar, Moonshine confirms the command, trusted (session 23): a close
     # agreement in a quiet room, answered at once
+    confirmed = ears.second.recognize(pcm, "any")  # the snap's own command, confirmed
+    assert confirmed.text == first.text, confirmed
+    assert confirmed.details["snap_distance"] == guided.REPORTED_NEAR, confirmed
+    assert confirmed.details["guided_score"] >= guided.TRUSTED_ABOVE
     held = ears.recognize(pcm, "any")
     assert held.text == first.text and held.confidence == ears.agreed, held
     monkeypatch.setattr(guided, "TRUSTED_ABOVE", 0.0)  # the loose rule, that line out of reach
