@@ -148,13 +148,6 @@ TWICE = 0.76
 # 186 were wrong money ("ninety seven" for "nine hundred seventy"). Acted on at once clean
 # 158 -> 162 and 161 -> 166 of 200; nothing else moved (docs/decisions.md, session 17)
 HEARD_CLEARLY = 0.9
-# ... and of one word when the banker asked a yes-or-no question: the answer is one word of a
-# handful, not one of hundreds of commands (where one word is too little: SWAP_WORDS). A
-# "yes" only Moonshine heard, word for word, was worth DOUBTED, under the 0.72 a "yes" needs
-# to move money alone, so the player said it twice. In 10 dB babble (40 dev voices, session
-# 23, both ears in the yes_no focus) Moonshine wrote "Yes."/"Yeah." alone 7 times of 40
-# "yes", and never a yes for 40 "no" ("No no no", "You know?", "Oh no.")
-ANSWER_WORDS = {"yes_no": 1}
 # when the ears differ only in an amount, the first's a unit word longer than the second's
 # -ty ("three hundred forty eight" for Moonshine's "three hundred and forty"), the second's
 # is the one asked about, if its snap moved it at most TAIL_WITHIN (negative: the rule is
@@ -205,12 +198,11 @@ def agreed_confidence(conf: float, same: bool, near: float, agreed: float,
 
 
 def twice(near: float, text: str, doubted: float,
-          clear: Callable[[], bool] = lambda: False, focus: str = "any") -> float:
+          clear: Callable[[], bool] = lambda: False) -> float:
     """The confidence of a reading the second ear wrote down (its snap ``near``): ``TWICE``
-    when that was word for word and of ``SWAP_WORDS`` words or more (``ANSWER_WORDS`` in a
-    ``focus`` that waits for a short answer; ``HEARD_CLEARLY`` when the room was ``clear``
-    too), else ``doubted``."""
-    if near != 0.0 or len(text.split()) < ANSWER_WORDS.get(focus, SWAP_WORDS):
+    when that was word for word and of ``SWAP_WORDS`` words or more (``HEARD_CLEARLY`` when
+    the room was ``clear`` too), else ``doubted``."""
+    if near != 0.0 or len(text.split()) < SWAP_WORDS:
         return doubted
     return max(doubted, HEARD_CLEARLY if clear() else TWICE)
 

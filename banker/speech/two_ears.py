@@ -121,7 +121,7 @@ class SecondEar:
         clear = Room(pcm, raw)
         if same and deep:  # below the band: asked about, done at once only word for word
             if near == 0.0 and self.word_for_word:
-                conf = rules.twice(near, other.text, rules.DOUBTED, clear, focus)
+                conf = rules.twice(near, other.text, rules.DOUBTED, clear)
                 details["second_ear_word_for_word"] = 1.0
             elif self.loose is not None:  # two ears heard it, however unsure: not "Sorry?"
                 conf = rules.DOUBTED
@@ -140,8 +140,7 @@ class SecondEar:
             if by_name:
                 alternatives = ((heard.text, rules.DOUBTED), *alternatives)  # "cat or hat?"
             text, words = other.text, other.words
-            conf = (rules.DOUBTED if by_name
-                    else rules.twice(near, other.text, rules.DOUBTED, clear, focus))
+            conf = rules.DOUBTED if by_name else rules.twice(near, other.text, rules.DOUBTED, clear)
             details["second_ear_swapped"] = 1.0
         elif (self.word_for_word and not deep and near <= rules.TAIL_WITHIN
               and a_unit_more(meaning(heard.text), meaning(other.text))):
@@ -202,7 +201,7 @@ class SecondEar:
                 or near > rules.nothing_within(self.empty_below, self.rescue, words)):
             return Heard("", 0.0, (), heard.engine, focus, seconds, details)
         details["second_ear_alone"] = 1.0
-        conf = rules.twice(near, other.text, rules.DOUBTED, Room(pcm, None), focus)
+        conf = rules.twice(near, other.text, rules.DOUBTED, Room(pcm, None))
         return Heard(other.text, conf, other.words, self.engine, focus, seconds, details)
 
 

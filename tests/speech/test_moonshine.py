@@ -726,44 +726,6 @@ def test_three_words_of_talk_veto_and_the_first_readings_words_held_to_the_gramm
     assert judge.hear(vetoed.text, vetoed.confidence).decision == "reject"
 
 
-def test_a_yes_only_moonshine_wrote_word_for_word_answers_a_money_question_at_once(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """espeak-ng's (en-gb-x-rp) "yes" at 10 dB babble, answering "Did you say buy Baltic
-    Avenue?": pocketsphinx hears nothing; Moonshine writes "Yes". One word of the handful
-    that answer a yes-or-no question is worth ``TWICE`` (``ANSWER_WORDS``), over what a yes
-    needs to move money alone, and the street is bought on that one answer. As one word of
-    any command it stays ``DOUBTED``: "Sorry, say that again?", nothing bought."""
-    from banker.editions import load_edition
-    from banker.speech import ear_rules
-    from banker.tools import bench
-    from banker.tools.clips import Voice
-    from banker.tools.transcribe import NewGameJudge
-
-    ears, _ = _both_ears_on(0, "yes", "yes", ("en-gb-x-rp", 155, 50, 0.667))
-    item = bench.Item("yes", "yes", (), Voice("espeak", "en-gb-x-rp", 155, 50, 0.667), "yes_no")
-    pcm = bench.audio_for(item, "babble:10", 5302)
-    assert not ears.first.recognize(pcm, "yes_no").text
-    vb = load_edition("voice-banking")
-
-    def bought(heard: Any) -> bool:
-        judge = NewGameJudge(vb)
-        s, me = judge.session, judge.player
-        s.hear(me, "buy baltic avenue", 0.5)
-        assert s.pending is not None and s.pending.wants_yes()  # "Did you say …?"
-        cash = s.state.cash(me)
-        s.hear(me, heard.text, heard.confidence)
-        return s.state.cash(me) == cash - 60
-
-    heard = ears.recognize(pcm, "yes_no")
-    assert (heard.text, heard.confidence) == ("yes", ear_rules.TWICE), heard
-    assert heard.details.get("second_ear_alone") == 1.0
-    assert bought(heard)
-    monkeypatch.setattr(ear_rules, "ANSWER_WORDS", {})
-    doubted = ears.recognize(pcm, "yes_no")
-    assert (doubted.text, doubted.confidence) == ("yes", ear_rules.DOUBTED), doubted
-    assert not bought(doubted)
-
-
 def test_a_sure_first_reading_is_not_vetoed_by_its_own_words_said_unclearly(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """espeak-ng's (en-us+m3) "what's in the vault", a README phrasing (issue 11 item 14):
