@@ -177,7 +177,7 @@ def search(walk: TokenWalk, step: Step, cache: Any, limit: int, eos: int, bos: i
     any long one, however well the long one fits the sound (``STOP_MARGIN`` has the figures)."""
     beams: list[tuple[float, list[int], tuple[States, str], Any]] = [(0.0, [bos], walk.start,
                                                                       cache)]
-    done: list[tuple[float, list[int]]] = []  # (mean log-probability, tokens with BOS and EOS)
+    best: tuple[float, list[int]] | None = None  # the best ended one: its mean, its tokens
     for n in range(limit):
         grown = []
         logps, afters = step([ids[-1] for _s, ids, _a, _p in beams], [p for *_, p in beams], n)
@@ -185,21 +185,24 @@ def search(walk: TokenWalk, step: Step, cache: Any, limit: int, eos: int, bos: i
             kept = 0  # a hypothesis gives at most ``beam`` of the next step's, its likeliest
             for token in likeliest(logp, top):
                 if token == eos:
-                    if walk.can_end(at):
-                        done.append(((score + float(logp[token])) / max(1, len(ids) - 1),
-                                     [*ids, eos]))
+                    mean = _per_token(score + float(logp[token]), ids)
+                    if walk.can_end(at) and (best is None or mean > best[0]):
+                        best = mean, ids[1:]
                 elif kept < beam and (nxt := walk.step(at, token)) is not None:
                     grown.append((score + float(logp[token]), [*ids, token], nxt, after))
                     kept += 1
         grown.sort(key=lambda h: -h[0])
         beams = grown[:beam]
-        if not beams or (done and max(d[0] for d in done)
-                         > max(s / max(1, len(ids) - 1) for s, ids, *_ in beams) + STOP_MARGIN):
+        if not beams or (best is not None and best[0] > max(
+                _per_token(s, ids) for s, ids, *_ in beams) + STOP_MARGIN):
             break  # an ended one well ahead of every open one: the open ones seldom catch up
-    if not done:
-        return None
-    score, ids = max(done, key=lambda d: d[0])
-    return Guided(tuple(ids[1:-1]), score)
+    return None if best is None else Guided(tuple(best[1]), best[0])
+
+
+def _per_token(total: float, ids: Sequence[int]) -> float:
+    """A hypothesis's mean log-probability per token it wrote (``ids`` starts with BOS; an
+    ended one's ``total`` has its EOS too, which is not counted as a token)."""
+    return total / max(1, len(ids) - 1)
 
 
 def likeliest(logp: npt.NDArray[np.float64], top: int) -> list[int]:
