@@ -3,7 +3,7 @@
 A sentence's meaning to the grammar's matcher is (intent, sorted slots), or ("text", the
 sentence) when it is no one command: two readings that differ by "please" mean the same.
 The two ears (``two_ears``) compare the first and second ear's readings by these: the same
-command, the same command by another name, or an amount a unit word apart.
+command, the same command by another name, another amount, or an amount a unit word apart.
 """
 
 from __future__ import annotations
@@ -55,6 +55,18 @@ def by_a_name(a: Hashable, b: Hashable) -> bool:
     street), never in an amount: a choice between them is asked by the names alone."""
     apart = _slots_apart(a, b)
     return bool(apart) and not any(x.lstrip("-").isdigit() for x, _y in apart or ())
+
+
+def by_an_amount(a: Hashable, b: Hashable) -> bool:
+    """Two meanings of the same command whose slots differ in an amount ("pay 102 to the
+    racecar" and "pay 100 to the racecar")."""
+    return any(x.lstrip("-").isdigit() for x, _y in _slots_apart(a, b) or ())
+
+
+def has_amount(a: Hashable) -> bool:
+    """A command meaning with an amount among its slots."""
+    return isinstance(a, tuple) and a[0] != "text" and any(
+        str(v).lstrip("-").isdigit() for _k, v in a[1])  # type: ignore[index]
 
 
 def _slots_apart(a: Hashable, b: Hashable) -> list[tuple[str, str]] | None:
