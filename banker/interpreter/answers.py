@@ -110,6 +110,8 @@ class Answers:
         if intent in ("no", "cancel"):
             s.step.intent = intent
             s.pending = None
+            if isinstance(p, Confirm):  # the same reading again is asked about again
+                s.refused[player] = (s.clock.now(), p.command)
             if isinstance(p, RuleQuestion):
                 self.rule_answer(p, player, False)
             elif isinstance(p, Confirm) and p.back is not None and not p.back.lapses:

@@ -10,7 +10,7 @@ is said while one is open.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from banker.interpreter.hearing import Hearing
@@ -178,6 +178,27 @@ def differing_slot_names(slots: Sequence[Mapping[str, Any]]) -> list[str]:
                     v in other.values() for other in slots):
                 names.append(v)
     return names
+
+
+# how long a "no" to "Did you say …?" stands against the same reading heard again: the
+# player presses and says the command again at once (a simulated table, 10 dB pink noise:
+# "pay one hundred to the racecar" heard "…one hundred two…" at 0.69 twice, refused twice,
+# then at 0.88 and paid)
+REFUSED_FOR = 30.0
+
+
+def unless_refused(hearing: Hearing, refused: tuple[float, Command] | None,
+                   confidence: float | None, now: float) -> Hearing:
+    """``hearing``, asked about (confirm) instead of done at once when it is speech and the
+    very command its player said "no" to (``refused``: when, and what) within
+    ``REFUSED_FOR``: nothing moves on a reading the player just turned down."""
+    if hearing.decision != "accept" or confidence is None or refused is None:
+        return hearing
+    when, cmd = refused
+    if (now - when <= REFUSED_FOR and hearing.intent == cmd.name
+            and dict(hearing.slots) == dict(cmd.intent.slots)):
+        return replace(hearing, decision="confirm")
+    return hearing
 
 
 def ask_confirm(s: Session, player: str, hearing: Hearing) -> None:

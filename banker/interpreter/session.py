@@ -91,6 +91,7 @@ class Session:
         self.timers = Timers(self)
         self._repeat_buffer: list[str] = []
         self._tries: dict[str, tuple[float, tuple[prior.Reading, ...]]] = {}  # before "Sorry?"
+        self.refused: dict[str, tuple[float, Command]] = {}  # "no" to "Did you say…?": when, what
         self.step = Step()
         self.total = self.state.total_money() if edition.money_total is not None else None
 
@@ -228,7 +229,7 @@ class Session:
         self.tick()
         player = self.seat(player)
         self.step.heard.append(text)
-        earlier = self._tries.pop(player, (0.0, ()))
+        earlier, refused = self._tries.pop(player, (0.0, ())), self.refused.pop(player, None)
         if (self.pending is not None and player in self.pending.asked
                 and self.answers.try_answer(player, text, confidence)):
             return
@@ -245,6 +246,7 @@ class Session:
             return
         if hearing.instead is not None:  # "Racecar isn't playing in this game." first
             self.say(f"refused.{hearing.instead[0]}", player=Who(hearing.instead[1]))
+        hearing = questions.unless_refused(hearing, refused, confidence, self.clock.now())
         if hearing.decision == "confirm" and confidence is not None and not hearing.choose:
             questions.ask_confirm(self, player, hearing)
             return

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Hashable
 from dataclasses import replace
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -111,13 +112,7 @@ class SecondEar:
             return heard
         other = self.second.recognize(heard_as, focus)
         near = other.details.get("snap_distance", 1.0)
-        meant: dict[str, Hashable] = {}  # each reading matched once (a few ms a sentence)
-
-        def meaning(t: str) -> Hashable:
-            if t not in meant:
-                meant[t] = self.meaning(t)
-            return meant[t]
-
+        meaning = lru_cache(maxsize=8)(self.meaning)  # a reading matched once (a few ms each)
         same = bool(other.text) and meaning(other.text) == meaning(heard.text)
         agree = same and near <= rules.AGREE_WITHIN
         details = {**heard.details, "second_ear_agrees": float(agree),
@@ -156,6 +151,10 @@ class SecondEar:
               and a_unit_more(meaning(heard.text), meaning(other.text))):
             text, words, conf = other.text, other.words, min(conf, rules.DOUBTED)  # "sixty eight"
             details["second_ear_unit_less"] = 1.0
+        elif (rules.CHECK_AMOUNTS and not deep and other.text and near <= rules.AGREE_WITHIN
+              and by_an_amount(meaning(heard.text), meaning(other.text))):
+            conf = min(conf, rules.DOUBTED)  # another amount, near: asked about, not paid
+            details["second_ear_other_amount"] = 1.0
         elif (other.text and (near <= rules.AGREE_WITHIN or (lift and near <= rules.NAMED_WITHIN))
               and by_a_name(meaning(heard.text), meaning(other.text))):
             # the same command but for a name: one more reading for the interpreter, which

@@ -388,7 +388,7 @@ def _latency(quick: bool) -> dict[str, Any]:
     except ImportError:
         return {"error": "banker.frontends.voice.latency is not available"}
     try:
-        rep = latency.measure(quick=quick)
+        rep = latency.measure(clips.latency_commands(quick), quick=quick)
     except Exception as exc:  # the latency rig needs the voice loop; report, don't crash
         return {"error": f"{type(exc).__name__}: {exc}"}
     return {"table": rep.table(), "report": rep.to_json()}

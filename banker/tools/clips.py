@@ -173,6 +173,17 @@ def pad(pcm: Pcm, before: float = 0.3, after: float = 0.4) -> Pcm:
                            np.zeros(int(RATE * after), np.int16)])
 
 
+def latency_commands(quick: bool = False) -> list[tuple[str, Pcm]]:
+    """The latency bench's commands (``speech.latency.DEFAULT_COMMANDS``) in the dev set's
+    seeded piper clips, a quarter second after the press: the same audio on every run, so
+    runs compare (the table's own voice renders a little differently in each process, and
+    with it which turns the second ear is asked about)."""
+    from banker.speech.latency import DEFAULT_COMMANDS, QUICK
+
+    return [(t, pad(speech(t, PIPER), 0.25, 0.0))
+            for t in DEFAULT_COMMANDS[:QUICK if quick else None]]
+
+
 def pink_noise(n: int, rng: np.random.Generator) -> npt.NDArray[np.float64]:
     """1/f noise (equal power per octave), unit RMS."""
     spec = np.fft.rfft(rng.standard_normal(n))

@@ -338,3 +338,42 @@ def test_a_choice_answered_surely_is_acted_on_without_reading_it_back_again() ->
         assert s.state.owner("Atlantic Avenue") is None
         if not bought:
             assert said[-1] == "Did you say buy Park Place?", said
+
+
+# --- a reading the player said no to ---------------------------------------------------------
+
+def test_a_reading_the_player_said_no_to_is_asked_about_again_not_paid() -> None:
+    """A simulated table in pink noise: "pay one hundred to the racecar" heard "…one hundred
+    two…", asked about twice and refused twice, then heard sure enough (0.95) and paid
+    M102. The very command the player just said "no" to is asked about again instead; a
+    different command, typed text, or the same one after ``REFUSED_FOR`` are done at once."""
+    from banker.interpreter.questions import REFUSED_FOR
+
+    s, said = _table(owned=None)
+    cash = s.state.view()
+    s.hear("dog", "pay one hundred two to the racecar", 0.7)
+    assert isinstance(s.pending, Confirm) and said[-1] == "Did you say pay M102 to Racecar?"
+    s.begin_step()
+    s.hear("dog", "no", 0.97)
+    assert s.pending is None
+    s.begin_step()
+    s.hear("dog", "pay one hundred two to the racecar", 0.95)
+    assert isinstance(s.pending, Confirm), said
+    assert said[-1] == "Did you say pay M102 to Racecar?" and s.state.view() == cash
+    s.begin_step()
+    s.hear("dog", "no", 0.97)
+    s.begin_step()
+    s.hear("dog", "pay one hundred to the racecar", 0.95)  # another amount: done at once
+    assert s.pending is None and s.state.view() != cash, said
+    s, said = _table(owned=None)
+    s.hear("dog", "pay one hundred two to the racecar", 0.7)
+    s.hear("dog", "no", 0.97)
+    s.hear("dog", "pay one hundred two to the racecar")  # typed: exactly what was meant
+    assert s.pending is None and "M102" in said[-1], said
+    s, said = _table(owned=None)
+    s.hear("dog", "pay one hundred two to the racecar", 0.7)
+    s.hear("dog", "no", 0.97)
+    assert isinstance(s.clock, VirtualClock)
+    s.clock.t += REFUSED_FOR + 1
+    s.hear("dog", "pay one hundred two to the racecar", 0.95)  # long after: heard afresh
+    assert s.pending is None and "M102" in said[-1], said

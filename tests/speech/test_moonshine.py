@@ -888,3 +888,41 @@ def test_meanings_apart_by_an_amount_and_not_by_a_name() -> None:
     assert by_an_amount(pay, more) and not by_a_name(pay, more)
     assert by_a_name(pay, dog) and not by_an_amount(pay, dog)
     assert not by_an_amount(pay, pay) and not by_an_amount(pay, ("collect", pay[1]))
+
+
+def test_another_amount_from_the_second_ear_is_asked_about_in_the_band_too(
+        vb_grammar: SpeechGrammar) -> None:
+    """The table's third try at "pay one hundred to the racecar": pocketsphinx "…one hundred
+    two…" at 0.88, under the band's top (so the second ear is asked anyway) but over the money
+    line; Moonshine writes "Hey 100 to the race car." (snapped through the real snap): the
+    same command with another amount, so it is asked about, not paid (written word for word,
+    Moonshine's reading is swapped in and asked about: the rule before this one). Moonshine's
+    words with the same amount leave the first reading as the ears' other rules make it."""
+    import numpy as np
+
+    from banker.speech import ear_rules
+    from banker.speech.protocols import Heard
+    from banker.speech.two_ears import second_ear_over
+    from banker.tools.ear_records import _Kept, _KeptText
+    from banker.tools.transcribe import NewGameJudge
+
+    first, free = _Kept("pocketsphinx"), _KeptText()
+    ears = second_ear_over(first, MoonshineRecognizer(vb_grammar, model=free),
+                           matcher_meaning(vb_grammar))
+    first.now = Heard("pay one hundred two to race car", 0.88, (), "pocketsphinx", "any", 0.1,
+                      {"filtered_db": 60.0})
+    judge = NewGameJudge(vb_grammar.edition)
+    assert judge.hear(first.now.text, first.now.confidence).decision == "accept"
+    pcm = np.zeros(16000, np.int16)
+    free.now = "Hey 100 to the race car."  # near, not word for word
+    heard = ears.recognize(pcm, "any")
+    assert heard.details.get("second_ear_other_amount") == 1.0, heard
+    assert heard.text == first.now.text and heard.confidence == ear_rules.DOUBTED
+    assert judge.hear(heard.text, heard.confidence).decision == "confirm"
+    free.now = "Pay 100 to the race car."  # word for word: its reading is the one asked about
+    heard = ears.recognize(pcm, "any")
+    assert heard.details.get("second_ear_swapped") == 1.0, heard
+    assert judge.hear(heard.text, heard.confidence).decision == "confirm"
+    free.now = "Pay 102 to the race car."
+    same = ears.recognize(pcm, "any")
+    assert "second_ear_other_amount" not in same.details and same.confidence >= 0.88, same
