@@ -78,8 +78,7 @@ class Answers:
         if intent in QUERIES and intent not in ("repeat",):
             return False
         if confidence is not None and self._unsure_speech(p, m, text, confidence):
-            s.step.intent = "none"
-            s.say("sorry")
+            self._say_again(p)
             return True
         if p.wants_yes():
             return self._yes_no(p, player, text, m, intent, confidence)
@@ -94,14 +93,24 @@ class Answers:
             return True
         return self._fill(p, player, text, m, intent, confidence)
 
+    def _say_again(self, p: Pending) -> None:
+        """ "Sorry, say that again?" to an answer not understood: the question stays open,
+        and a "Did you say…?" or "which one?" waits its ``ANSWER_TIMEOUT`` again from here
+        (he has just asked for another try; a simulated table at 10 dB babble lost questions
+        while the player was still answering them, a clear "yes" then heard as no answer)."""
+        s = self.session
+        s.step.intent = "none"
+        s.say("sorry")
+        if isinstance(p, (Confirm, Choose)) and p.deadline is not None:
+            p.deadline = max(p.deadline, s.clock.now() + ANSWER_TIMEOUT)
+
     def _yes_no(self, p: Pending, player: str, text: str, m: Match, intent: str | None,
                 confidence: float | None) -> bool:
         s = self.session
         if intent == "yes":
             if (confidence is not None and not self._sure_yes(p, m, confidence)
                     and not _yes_again(p, confidence)):
-                s.step.intent = "none"
-                s.say("sorry")  # not a yes to move money on: press, or say it again
+                self._say_again(p)  # not a yes to move money on: press, or say it again
                 return True
             s.step.intent = "yes"
             self.answer_yes(player)

@@ -377,3 +377,27 @@ def test_a_reading_the_player_said_no_to_is_asked_about_again_not_paid() -> None
     s.clock.t += REFUSED_FOR + 1
     s.hear("dog", "pay one hundred two to the racecar", 0.95)  # long after: heard afresh
     assert s.pending is None and "M102" in said[-1], said
+
+
+def test_an_answer_not_understood_gives_the_question_its_time_again() -> None:
+    """ "Did you say buy Baltic Avenue?" at 0 s; an answer he could not make out at 8 s gets
+    "Sorry, say that again?", and the question waits ``ANSWER_TIMEOUT`` from there: the clear
+    "yes" at 15 s buys the street. Without an answer since, it lapses as before (a "no")."""
+    from banker.interpreter.questions import ANSWER_TIMEOUT
+
+    s, said = _table(owned=None)
+    s.hear("racecar", "buy Baltic Avenue", 0.6)
+    assert isinstance(s.pending, Confirm), said
+    s.clock.t += 8
+    s.hear("racecar", "connecticut", 0.2)
+    assert isinstance(s.pending, Confirm) and said[-1].startswith("Sorry"), said
+    s.clock.t += 7
+    s.hear("racecar", "yes", 0.97)
+    assert s.state.owner("Baltic Avenue") == "racecar", said
+    s, said = _table(owned=None)
+    s.hear("racecar", "buy Baltic Avenue", 0.6)
+    s.clock.t += 8
+    s.hear("racecar", "connecticut", 0.2)
+    s.clock.t += ANSWER_TIMEOUT + 1
+    s.tick()
+    assert s.pending is None and s.state.owner("Baltic Avenue") is None, said
