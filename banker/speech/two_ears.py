@@ -114,6 +114,8 @@ class SecondEar:
         near = other.details.get("snap_distance", 1.0)
         meaning = lru_cache(maxsize=8)(self.meaning)  # a reading matched once (a few ms each)
         same = bool(other.text) and meaning(other.text) == meaning(heard.text)
+        if not same and rules.disowned(other):  # its words as talk, not that command
+            other = replace(other, text="", confidence=0.0)
         agree = same and near <= rules.AGREE_WITHIN
         details = {**heard.details, "second_ear_agrees": float(agree),
                    "second_ear_confidence": other.confidence,
@@ -221,7 +223,7 @@ class SecondEar:
         seconds = heard.seconds + other.seconds
         near = other.details.get("snap_distance", 1.0)
         words = len(other.text.split())
-        if (not other.text or self.empty_below is None
+        if (not other.text or self.empty_below is None or rules.disowned(other)
                 or near > rules.nothing_within(self.empty_below, self.rescue, words)):
             return Heard("", 0.0, (), heard.engine, focus, seconds, details)
         details["second_ear_alone"] = 1.0

@@ -926,3 +926,28 @@ def test_another_amount_from_the_second_ear_is_asked_about_in_the_band_too(
     free.now = "Pay 102 to the race car."
     same = ears.recognize(pcm, "any")
     assert "second_ear_other_amount" not in same.details and same.confidence >= 0.88, same
+
+
+def test_a_command_the_held_decoder_does_not_find_is_talk_not_that_command(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Dev set (seed 2026), line 233: espeak-ng's (en-us-nyc) "I hate going to jail", clean.
+    Pocketsphinx forces it onto a payment, too unsure to ask about; Moonshine writes it word
+    for word, which snaps to "i am going to jail" (a different command, near enough to be
+    asked about). Held to the grammar its decoder finds no command anywhere near (far under
+    ``DISOWNED`` a token): the words are talk, and talk in a quiet room is vetoed: "Sorry?",
+    nothing asked. With the line out of reach it was "Did you say I'm going to jail?"."""
+    from banker.editions import load_edition
+    from banker.speech import ear_rules
+    from banker.tools.transcribe import NewGameJudge
+
+    ears, pcm = _both_ears_on(233, "I hate going to jail", "none",
+                              ("en-us-nyc", 175, 65, 0.667))
+    judge = NewGameJudge(load_edition("voice-banking"))
+    second = ears.second.recognize(pcm, "any")
+    assert second.text == "i am going to jail" and second.details["held_score"] < ear_rules.DISOWNED
+    heard = ears.recognize(pcm, "any")
+    assert judge.hear(heard.text, heard.confidence, heard.alternatives).decision == "reject", heard
+    monkeypatch.setattr(ear_rules, "DISOWNED", -99.0)
+    asked = ears.recognize(pcm, "any")
+    h = judge.hear(asked.text, asked.confidence, asked.alternatives)
+    assert (h.intent, h.decision) == ("go_to_jail", "confirm"), (asked, h)
