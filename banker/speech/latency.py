@@ -49,6 +49,11 @@ DEFAULT_COMMANDS = (
 QUICK = 4
 
 
+def commands(quick: bool = False) -> tuple[str, ...]:
+    """The latency bench's commands: ``DEFAULT_COMMANDS``, or the first ``QUICK`` of them."""
+    return DEFAULT_COMMANDS[:QUICK] if quick else DEFAULT_COMMANDS
+
+
 @dataclass
 class Turn:
     text: str

@@ -54,19 +54,24 @@ def by_a_name(a: Hashable, b: Hashable) -> bool:
     """Two meanings of the same command whose slots differ only in names (a player, a
     street), never in an amount: a choice between them is asked by the names alone."""
     apart = _slots_apart(a, b)
-    return bool(apart) and not any(x.lstrip("-").isdigit() for x, _y in apart or ())
+    return bool(apart) and not any(_is_amount(x) for x, _y in apart or ())
 
 
 def by_an_amount(a: Hashable, b: Hashable) -> bool:
     """Two meanings of the same command whose slots differ in an amount ("pay 102 to the
     racecar" and "pay 100 to the racecar")."""
-    return any(x.lstrip("-").isdigit() for x, _y in _slots_apart(a, b) or ())
+    return any(_is_amount(x) for x, _y in _slots_apart(a, b) or ())
 
 
 def has_amount(a: Hashable) -> bool:
     """A command meaning with an amount among its slots."""
     return isinstance(a, tuple) and a[0] != "text" and any(
-        str(v).lstrip("-").isdigit() for _k, v in a[1])  # type: ignore[index]
+        _is_amount(str(v)) for _k, v in a[1])  # type: ignore[index]
+
+
+def _is_amount(value: str) -> bool:
+    """A slot value that is an amount (a whole number, as a meaning writes it)."""
+    return value.lstrip("-").isdigit()
 
 
 def _slots_apart(a: Hashable, b: Hashable) -> list[tuple[str, str]] | None:

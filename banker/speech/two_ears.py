@@ -104,15 +104,15 @@ class SecondEar:
         lo, hi = self.unsure
         if not heard.text and self.empty_below is not None and len(pcm) >= RATE // 4:
             return self._instead_of_nothing(heard, heard_as, focus)
-        if rules.checks_amount(heard, lambda: has_amount(self.meaning(heard.text))):
-            return self._amount_checked(heard, heard_as, focus)
+        meaning = lru_cache(maxsize=8)(self.meaning)  # a reading matched once (a few ms each)
+        if rules.checks_amount(heard, lambda: has_amount(meaning(heard.text))):
+            return self._amount_checked(heard, heard_as, focus, meaning)
         deep = ((self.word_for_word or self.rescue is not None) and bool(heard.text)
                 and heard.confidence < lo)
         if not heard.text or not (lo <= heard.confidence < hi or deep):
             return heard
         other = self.second.recognize(heard_as, focus)
         near = other.details.get("snap_distance", 1.0)
-        meaning = lru_cache(maxsize=8)(self.meaning)  # a reading matched once (a few ms each)
         same = bool(other.text) and meaning(other.text) == meaning(heard.text)
         if not same and rules.disowned(other):  # its words as talk, not that command
             other = replace(other, text="", confidence=0.0)
@@ -153,8 +153,7 @@ class SecondEar:
               and a_unit_more(meaning(heard.text), meaning(other.text))):
             text, words, conf = other.text, other.words, min(conf, rules.DOUBTED)  # "sixty eight"
             details["second_ear_unit_less"] = 1.0
-        elif (rules.CHECK_AMOUNTS and not deep and other.text and near <= rules.AGREE_WITHIN
-              and by_an_amount(meaning(heard.text), meaning(other.text))):
+        elif rules.CHECK_AMOUNTS and not deep and _another_amount(heard, other, meaning):
             conf = min(conf, rules.DOUBTED)  # another amount, near: asked about, not paid
             details["second_ear_other_amount"] = 1.0
         elif (other.text and (near <= rules.AGREE_WITHIN or (lift and near <= rules.NAMED_WITHIN))
@@ -201,7 +200,7 @@ class SecondEar:
             if callable(prepare):
                 prepare(focus)
 
-    def _amount_checked(self, heard: Heard, pcm: Pcm, focus: str) -> Heard:
+    def _amount_checked(self, heard: Heard, pcm: Pcm, focus: str, meaning: Meaning) -> Heard:
         """A sure reading that moves an amount, in a noisy room (``rules.checks_amount``):
         asked about (``DOUBTED``) when Moonshine's near reading is the same command with
         another amount; otherwise as it was."""
@@ -209,8 +208,7 @@ class SecondEar:
         details = {**heard.details, "second_ear_seconds": other.seconds,
                    "second_ear_confidence": other.confidence}
         conf = heard.confidence
-        if (other.text and other.details.get("snap_distance", 1.0) <= rules.AGREE_WITHIN
-                and by_an_amount(self.meaning(heard.text), self.meaning(other.text))):
+        if _another_amount(heard, other, meaning):
             conf = min(conf, rules.DOUBTED)
             details["second_ear_other_amount"] = 1.0
         return replace(heard, confidence=conf, engine=self.engine, details=details,
@@ -229,6 +227,13 @@ class SecondEar:
         details["second_ear_alone"] = 1.0
         conf = rules.twice(near, other.text, rules.DOUBTED, Room(pcm, None))
         return Heard(other.text, conf, other.words, self.engine, focus, seconds, details)
+
+
+def _another_amount(heard: Heard, other: Heard, meaning: Meaning) -> bool:
+    """Moonshine's reading, snapped at most ``AGREE_WITHIN``, is the first reading's command
+    with another amount (``rules.CHECK_AMOUNTS``: asked about, not paid)."""
+    return (bool(other.text) and other.details.get("snap_distance", 1.0) <= rules.AGREE_WITHIN
+            and by_an_amount(meaning(heard.text), meaning(other.text)))
 
 
 class Room:

@@ -174,14 +174,13 @@ def pad(pcm: Pcm, before: float = 0.3, after: float = 0.4) -> Pcm:
 
 
 def latency_commands(quick: bool = False) -> list[tuple[str, Pcm]]:
-    """The latency bench's commands (``speech.latency.DEFAULT_COMMANDS``) in the dev set's
+    """The latency bench's commands (``speech.latency.commands``) in the dev set's
     seeded piper clips, a quarter second after the press: the same audio on every run, so
     runs compare (the table's own voice renders a little differently in each process, and
     with it which turns the second ear is asked about)."""
-    from banker.speech.latency import DEFAULT_COMMANDS, QUICK
+    from banker.speech.latency import commands
 
-    return [(t, pad(speech(t, PIPER), 0.25, 0.0))
-            for t in DEFAULT_COMMANDS[:QUICK if quick else None]]
+    return [(t, pad(speech(t, PIPER), 0.25, 0.0)) for t in commands(quick)]
 
 
 def pink_noise(n: int, rng: np.random.Generator) -> npt.NDArray[np.float64]:

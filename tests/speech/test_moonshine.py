@@ -50,18 +50,24 @@ def _both_ears_on(dev_line: int, text: str, intent: str, voice: tuple[str, int, 
                   condition: str = "clean") -> tuple[Any, Any]:
     """The voice-banking recogniser ``play`` builds with both ears, and a dev-set line's
     audio as the bench hears it (``voice``: an espeak-ng voice, speed, pitch and noise)."""
-    from banker.config import load_config
-    from banker.editions import load_edition
-    from banker.speech.engine import make_engine
     from banker.tools import bench
     from banker.tools.clips import Voice
 
-    vb = load_edition("voice-banking")
-    config = load_config()
-    ears = make_engine({**config, "asr": {**config["asr"], "second_ear": "moonshine"}}, vb,
-                       grammar=SpeechGrammar(vb))
     item = bench.Item(text, intent, (), Voice("espeak", *voice), "any")
-    return ears, bench.line_audio(dev_line, item, condition)
+    return _two_ears(), bench.line_audio(dev_line, item, condition)
+
+
+def _two_ears(edition: str = "voice-banking") -> Any:
+    """The recogniser ``play`` builds for ``edition`` with both ears (the settings' own,
+    the second ear on)."""
+    from banker.config import load_config
+    from banker.editions import load_edition
+    from banker.speech.engine import make_engine
+
+    ed = load_edition(edition)
+    config = load_config()
+    return make_engine({**config, "asr": {**config["asr"], "second_ear": "moonshine"}}, ed,
+                       grammar=SpeechGrammar(ed))
 
 
 def test_free_text_becomes_the_grammar_words() -> None:
@@ -733,18 +739,14 @@ def test_a_sure_first_reading_is_not_vetoed_by_its_own_words_said_unclearly(
     quiet room vetoed the reading (halved: "Sorry?"). Those words are within ``VETO_NEAR`` of
     the first reading: no veto, and the vault is answered. With the exception off, the veto
     comes back: the rule, not the clip, is what changed."""
-    from banker.config import load_config
     from banker.editions import load_edition
     from banker.speech import ear_rules
-    from banker.speech.engine import make_engine
     from banker.tools.clips import ESPEAK
     from banker.tools.transcribe import NewGameJudge
 
     sv = load_edition("secret-vault")
     grammar = SpeechGrammar(sv)
-    config = load_config()
-    ears = make_engine({**config, "asr": {**config["asr"], "second_ear": "moonshine"}}, sv,
-                       grammar=grammar)
+    ears = _two_ears("secret-vault")
     pcm = clips.pad(clips.speech("what's in the vault", ESPEAK))
     first = ears.first.recognize(pcm, "any")
     assert first.text == "what is in the vault", first
@@ -772,10 +774,7 @@ def test_a_unit_word_the_first_ear_added_after_a_ty_gives_way_to_the_second_read
     within ``TAIL_WITHIN``, wrote the same command with the amount a unit shorter, its
     reading is the one asked about. The held-out dev set's line 11 (seed 7, espeak-ng en-gb,
     pink noise at 10 dB); with the rule off, the first ear's wrong amount is asked about."""
-    from banker.config import load_config
-    from banker.editions import load_edition
     from banker.speech import ear_rules, guided
-    from banker.speech.engine import make_engine
     from banker.speech.meanings import a_unit_more
     from banker.tools import bench
     from banker.tools.clips import Voice
@@ -788,10 +787,7 @@ def test_a_unit_word_the_first_ear_added_after_a_ty_gives_way_to_the_second_read
     assert not a_unit_more(("bid", (("amount", "358"),)), ("pay", (("amount", "350"),)))
     assert not a_unit_more(("pay", (("amount", "61"), ("player", "cat"))),
                                     ("pay", (("amount", "60"), ("player", "dog"))))
-    vb = load_edition("voice-banking")
-    config = load_config()
-    ears = make_engine({**config, "asr": {**config["asr"], "second_ear": "moonshine"}}, vb,
-                       grammar=SpeechGrammar(vb))
+    ears = _two_ears()
     item = bench.Item("i bid three hundred forty", "bid", (("amount", 340),),
                       Voice("espeak", "en-gb", 155, 50, 0.667), "any")
     pcm = bench.line_audio(11, item, "pink:10")
@@ -845,18 +841,14 @@ def test_a_sure_amount_the_second_ear_hears_otherwise_is_asked_about_in_noise(
     for "one hundred" this way). Here the first ear was right: the rule's price is one
     question. The same line clean is not checked (no filter ran), and with the rule off it
     is paid at once."""
-    from banker.config import load_config
     from banker.editions import load_edition
     from banker.speech import ear_rules
-    from banker.speech.engine import make_engine
     from banker.tools import bench
     from banker.tools.clips import Voice
     from banker.tools.transcribe import NewGameJudge
 
     vb = load_edition("voice-banking")
-    config = load_config()
-    ears = make_engine({**config, "asr": {**config["asr"], "second_ear": "moonshine"}}, vb,
-                       grammar=SpeechGrammar(vb))
+    ears = _two_ears()
     item = bench.Item("pay sixty six in the jackpot", "pay", (("amount", 66),),
                       Voice("piper", "joe", 1.2, 50, 0.5), "any")
     judge = NewGameJudge(vb)

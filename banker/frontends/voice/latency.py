@@ -27,8 +27,6 @@ from banker.frontends.voice.events import EndOfInput, KeyInput
 from banker.frontends.voice.loop import VoiceLoop
 from banker.frontends.voice.playing import Playing, seated_openings
 from banker.speech.latency import (
-    DEFAULT_COMMANDS,
-    QUICK,
     RATE,
     ClipMic,
     LatencyReport,
@@ -36,6 +34,7 @@ from banker.speech.latency import (
     TimedOut,
     Turn,
     cold_start,
+    commands,
     report,
 )
 from banker.speech.protocols import Synthesizer
@@ -49,7 +48,7 @@ def measure(clips: Sequence[tuple[str, Pcm]] | None = None, *, config: dict[str,
     """Run each clip through the live loop once per end-of-turn mode; see the module doc.
 
     ``clips``: (text, 16 kHz mono audio) of commands for a racecar-and-dog Voice Banking game;
-    default: ``DEFAULT_COMMANDS`` said by the piper voice (``quick``: the first four).
+    default: ``commands(quick)`` said by the piper voice (``quick``: the first four).
     """
     from banker.config import load_config
     from banker.speech.tts import load_tts
@@ -59,7 +58,7 @@ def measure(clips: Sequence[tuple[str, Pcm]] | None = None, *, config: dict[str,
     if clips is None:
         from banker.speech.audio import resample
 
-        texts = DEFAULT_COMMANDS[:QUICK] if quick else DEFAULT_COMMANDS
+        texts = commands(quick)
         pad = np.zeros(int(0.25 * RATE), dtype=np.int16)
         clips = [(t, np.concatenate([pad, resample(voice.speak_all(t), voice.sample_rate, RATE)]))
                  for t in texts]
