@@ -41,7 +41,8 @@ class Pending:
     lapses: bool = True
     on_timeout: str = ""  # reply key said when it lapses by time
     marked: bool = False  # its opening is noted in the journal (a resume says it was cut short)
-    unsure_yes: float = 0.0  # the last spoken "yes" to it, too unsure to count by itself
+    unsure_yes: float = 0.0  # the surest spoken "yes" to it so far, too unsure to count alone
+    unclear: int = 0  # spoken answers to it running that were not understood at all
 
     def marker(self) -> str:
         """The journal's name for this question (``Session.interrupted`` reads it back)."""

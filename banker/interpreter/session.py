@@ -17,7 +17,7 @@ from functools import partial
 from typing import Any
 
 from banker.editions.model import Edition
-from banker.interpreter import counterparts, prior, questions, undo, wording
+from banker.interpreter import counterparts, prior, questions, session_commands, wording
 from banker.interpreter.answers import Answers
 from banker.interpreter.auction import Auction, Auctions
 from banker.interpreter.betting import Betting
@@ -89,7 +89,7 @@ class Session:
         self.betting = Betting(self)
         self.answers = Answers(self)
         self.timers = Timers(self)
-        self._repeat_buffer: list[str] = []
+        self.repeat_buffer: list[str] = []
         self._tries: dict[str, tuple[float, tuple[prior.Reading, ...]]] = {}  # before "Sorry?"
         self.refused: dict[str, tuple[float, Command]] = {}  # "no" to "Did you say…?": when, what
         self.step = Step()
@@ -178,6 +178,17 @@ class Session:
     def begin_step(self) -> Step:
         self.step = Step()
         return self.step
+
+    def not_heard(self, player: str) -> None:
+        """Speech in which the recogniser found no words: "Sorry?". To a question put to this
+        player it is an answer not understood (``Answers.not_understood``); the player's
+        earlier try, if any, still counts with the next one."""
+        self.tick()
+        player = self.seat(player)
+        if self.pending is not None and player in self.pending.asked:
+            self.answers.not_understood(self.pending)
+            return
+        self.say("sorry")
 
     def press(self, player: str) -> None:
         """A bare button press: a bid in an auction, "yes" to a question asked of this player."""
@@ -304,7 +315,7 @@ class Session:
             self.auctions.bid(cmd.player, cmd.intent.get("amount"))
             return
         if name in SESSION_INTENTS:
-            self._session_intent(cmd)
+            session_commands.run(self, cmd)
             return
         if self.pending is not None and name not in QUERIES:
             if not self.pending.lapses:
@@ -409,34 +420,6 @@ class Session:
 
     # ------------------------------------------------------------------------------------
     # session-level intents
-    def _session_intent(self, cmd: Command) -> None:
-        name = cmd.name
-        if name == "repeat":
-            previous = list(self._repeat_buffer)
-            if not previous:
-                self.say("nothing_to_repeat")
-                return
-            self.announce(previous)
-            return
-        if name == "help":
-            self.say("help", other=Who(self.example_token(cmd.player)))
-            return
-        if name == "undo":
-            undo.ask_undo(self, cmd.player)
-            return
-        if name == "cancel":
-            if self.betting.cancel(cmd.player):
-                return
-            if self.hold is not None and self.pending is None:
-                self.refuse("hold_owner_only", player=Who(self.hold.owner))
-                return
-            if self.pending is not None and self.pending.cancelled_by(cmd.player):
-                self.pending = None  # another player's question is theirs to cancel
-            self.say("cancelled")
-            return
-        # yes / no / answer with nothing asked of this player
-        self.say("sorry")
-
     # ------------------------------------------------------------------------------------
     # questions
     def asked_players(self) -> frozenset[str]:
@@ -496,5 +479,5 @@ class Session:
         """Close the current step; what was said becomes what "repeat" repeats."""
         step = self.step
         if step.intent != "repeat" and step.said:
-            self._repeat_buffer = list(step.said)
+            self.repeat_buffer = list(step.said)
         return step

@@ -194,6 +194,13 @@ CHECK_AMOUNTS = 1.0
 # and a wrong "pay one" asked about for "say again" is gone. At -4 no command was lost but
 # pink stayed at 4 of 60 on seed 7
 DISOWNED = HELD_ABOVE
+# while a question is open (a focus other than "any"), Moonshine's reading word for word that
+# is one of the question's own answers ("no", "yes": ``grammar.FOCUS_INTENTS``), one word or
+# more, is the one asked about (DOUBTED) over a first reading in the band that answers nothing
+# ("passed go", "i bid"): the banker asked for that answer, and a one-word reply is all there
+# is to hear (a swap otherwise needs SWAP_WORDS words). A "no" at DOUBTED cancels the question
+# (nothing moves); a "yes" at DOUBTED is not a yes alone (``answers.YES_ALONE``). 1: on, 0: off
+ANSWER_ALONE = 1.0
 
 
 def agreed_by(first: Heard, other: Heard, agreed: float, clear: Callable[[], bool]) -> float:
@@ -306,6 +313,15 @@ def takes_second(conf: float, near: float, words: int, below_band: bool,
     if below_band:
         return word_for_word and near == 0.0
     return near <= swap_below and conf < swap_under
+
+
+def an_answer(focus_intents: tuple[str, ...], first_intent: object, other_intent: object,
+               near: float) -> bool:
+    """Whether Moonshine's reading (its snap ``near``, its intent ``other_intent``) is taken
+    over the first ear's (``first_intent``) while a question is open (``ANSWER_ALONE``): word
+    for word, one of the question's own answers (``focus_intents``), the first's not one."""
+    return (bool(ANSWER_ALONE) and near == 0.0 and other_intent in focus_intents
+            and first_intent not in focus_intents)
 
 
 def nothing_within(empty_below: float, rescue: tuple[float, float] | None, words: int) -> float:

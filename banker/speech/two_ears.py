@@ -24,6 +24,7 @@ import numpy as np
 from banker.speech import ear_rules as rules
 from banker.speech import speaker_norm
 from banker.speech.base import RATE, Heard, Pcm, Recognizer
+from banker.speech.grammar import FOCUS_INTENTS
 from banker.speech.meanings import (
     Meaning,
     a_unit_more,
@@ -141,8 +142,9 @@ class SecondEar:
         elif self.veto and self._vetoed(heard, other, clear, meaning):
             conf *= rules.VETO_FACTOR
             details["second_ear_vetoed"] = 1.0
-        elif rules.takes_second(conf, near, len(other.text.split()), deep, self.swap_below,
-                                self.swap_under, self.rescue, self.word_for_word):
+        elif (rules.takes_second(conf, near, len(other.text.split()), deep, self.swap_below,
+                                 self.swap_under, self.rescue, self.word_for_word)
+              or self._answers(focus, heard, other, deep, meaning)):  # or "no" to a question
             by_name = by_a_name(meaning(other.text), meaning(heard.text))
             if by_name:
                 alternatives = ((heard.text, rules.DOUBTED), *alternatives)  # "cat or hat?"
@@ -183,6 +185,18 @@ class SecondEar:
         return (self._chatter(heard, other, clear) and not rules.held_to(heard, other)
                 and not rules.unclear(heard, other, bool(other.text)
                                       and kin(meaning(heard.text), meaning(other.text))))
+
+    def _answers(self, focus: str, heard: Heard, other: Heard, deep: bool, meaning: Meaning
+                 ) -> bool:
+        """Moonshine wrote down, word for word, an answer the open question asks for, the
+        first ear something else it was unsure of (``rules.an_answer``): a swap of one word
+        (below the band, a rescue's rule is the one)."""
+        if (deep or focus not in FOCUS_INTENTS or self.swap_below is None or not other.text
+                or heard.confidence >= self.swap_under):
+            return False
+        return rules.an_answer(FOCUS_INTENTS[focus][0], _intent(meaning(heard.text)),
+                               _intent(meaning(other.text)),
+                               other.details.get("snap_distance", 1.0))
 
     @staticmethod
     def _chatter(heard: Heard, other: Heard, quiet: Room) -> bool:
@@ -227,6 +241,11 @@ class SecondEar:
         details["second_ear_alone"] = 1.0
         conf = rules.twice(near, other.text, rules.DOUBTED, Room(pcm, None))
         return Heard(other.text, conf, other.words, self.engine, focus, seconds, details)
+
+
+def _intent(meaning: object) -> object:
+    """The intent of a matcher's meaning ``(intent, slots)``; the meaning itself otherwise."""
+    return meaning[0] if isinstance(meaning, tuple) and meaning else meaning
 
 
 def _another_amount(heard: Heard, other: Heard, meaning: Meaning) -> bool:

@@ -287,6 +287,24 @@ def test_a_yes_heard_twice_running_is_a_yes() -> None:
     assert s.state.owner("Baltic Avenue") == "racecar", said
 
 
+def test_a_weaker_yes_between_two_clear_ones_does_not_break_the_run() -> None:
+    """10 dB babble at the simulated table: "yes" heard 0.69, 0.47, 0.69 to the same
+    question, and the command was lost. The surest unsure yes so far is kept: the third try
+    is a yes. A "no" between starts the count again (and cancels the question)."""
+    said: list[str] = []
+    s = Session(VB, ["racecar", "dog"], clock=VirtualClock(), on_say=said.append)
+    s.hear("racecar", "buy Baltic Avenue", 0.6)
+    s.hear("racecar", "yes", 0.69)
+    s.hear("racecar", "yes", 0.47)
+    assert s.state.owner("Baltic Avenue") is None and said[-1].startswith("Sorry"), said
+    s.hear("racecar", "yes", 0.69)
+    assert s.state.owner("Baltic Avenue") == "racecar", said
+    s.hear("dog", "buy Park Place", 0.6)
+    s.hear("dog", "yes", 0.69)
+    s.hear("dog", "no", 0.69)
+    assert s.pending is None and s.state.owner("Park Place") is None, said
+
+
 
 def test_a_yes_heard_surely_enough_alone_is_a_yes_and_one_at_the_doubted_value_is_not() -> None:
     """ "yes" at 0.76 (pocketsphinx's own, or two ears') answers "Did you say buy Baltic
@@ -401,3 +419,30 @@ def test_an_answer_not_understood_gives_the_question_its_time_again() -> None:
     s.clock.t += ANSWER_TIMEOUT + 1
     s.tick()
     assert s.pending is None and s.state.owner("Baltic Avenue") is None, said
+
+
+def test_a_question_answered_twice_with_nothing_understood_is_let_go() -> None:
+    """ "Did you say auction Atlantic Avenue?" (misheard), and the player's "no" heard as
+    nothing (``not_heard``: no words found) or as words that are no answer, twice (10 dB
+    babble at the simulated table: four times running, and the command lost): the second
+    lets the question go, as a "no" would, and asks for the command again; nothing moves.
+    One unclear answer between heard ones is only "Sorry?"."""
+    from banker.interpreter.answers import UNCLEAR_ANSWERS
+
+    assert UNCLEAR_ANSWERS == 2
+    s, said = _table(owned=None)
+    s.hear("racecar", "auction off Atlantic Avenue", 0.6)
+    assert isinstance(s.pending, Confirm), said
+    s.not_heard("racecar")
+    assert isinstance(s.pending, Confirm) and said[-1].startswith("Sorry"), said
+    s.hear("racecar", "marvin gardens", 0.13)
+    assert s.pending is None and s.auction is None, said
+    assert said[-1] == "I still didn't catch that, so nothing's done. Say it again?", said
+    assert s.state.cash("racecar") == 1500 and s.state.owner("Atlantic Avenue") is None
+    s.hear("racecar", "buy Baltic Avenue", 0.6)  # a yes heard between starts the count again
+    s.not_heard("racecar")
+    s.hear("racecar", "yes", 0.65)
+    s.not_heard("racecar")
+    assert isinstance(s.pending, Confirm) and said[-1].startswith("Sorry"), said
+    s.hear("racecar", "yes", 0.69)  # and the two unsure yeses still make a yes
+    assert s.state.owner("Baltic Avenue") == "racecar", said

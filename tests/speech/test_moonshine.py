@@ -943,3 +943,35 @@ def test_a_command_the_held_decoder_does_not_find_is_talk_not_that_command(
     asked = ears.recognize(pcm, "any")
     h = judge.hear(asked.text, asked.confidence, asked.alternatives)
     assert (h.intent, h.decision) == ("go_to_jail", "confirm"), (asked, h)
+
+
+def test_an_answer_written_word_for_word_is_taken_over_a_first_reading_that_answers_nothing(
+        vb_grammar: SpeechGrammar, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ "Did you say …?" answered "no" in 10 dB babble (espeak-ng en-us+m1, a probe of 20
+    dev-set voices): pocketsphinx "passed go" at 0.58, Moonshine "No." word for word. The
+    question asked for that answer: Moonshine's "no" is the reading (asked-about
+    confidence, so a "yes" this way still needs a second try). Not over a first reading that
+    is itself an answer ("yes"), not with no question open (one word is too little to swap
+    on), and not with the rule off."""
+    import numpy as np
+
+    from banker.speech import ear_rules
+    from banker.speech.protocols import Heard
+    from banker.speech.two_ears import second_ear_over
+    from banker.tools.ear_records import _Kept, _KeptText
+
+    first, free = _Kept("pocketsphinx"), _KeptText()
+    ears = second_ear_over(first, MoonshineRecognizer(vb_grammar, model=free),
+                           matcher_meaning(vb_grammar))
+    pcm = np.zeros(16000, np.int16)
+    first.now = Heard("passed go", 0.58, (), "pocketsphinx", "yes_no", 0.1, {})
+    free.now = "No."
+    heard = ears.recognize(pcm, "yes_no")
+    assert (heard.text, heard.confidence) == ("no", ear_rules.DOUBTED), heard
+    assert heard.details.get("second_ear_swapped") == 1.0
+    assert ears.recognize(pcm, "any").text == "passed go"  # no question open
+    first.now = Heard("yes", 0.6, (), "pocketsphinx", "yes_no", 0.1, {})
+    assert ears.recognize(pcm, "yes_no").text == "yes"  # the first is an answer itself
+    first.now = Heard("passed go", 0.58, (), "pocketsphinx", "yes_no", 0.1, {})
+    monkeypatch.setattr(ear_rules, "ANSWER_ALONE", 0.0)
+    assert ears.recognize(pcm, "yes_no").text == "passed go"

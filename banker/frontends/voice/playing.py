@@ -223,8 +223,8 @@ class Playing:
             step = self._step(lambda: self.session.hear(token, heard.text, heard.confidence,
                                                          heard.alternatives))
             self.voices.after(token, heard, step)
-        else:
-            self._step(lambda: self.session.say("sorry"))
+        else:  # speech, no words in it: "Sorry?" (to a question, an answer not understood)
+            self._step(lambda: self.session.not_heard(token))
         self._prompt()
 
     # -- steps of the session ------------------------------------------------------------------
