@@ -11,6 +11,7 @@ fits the phone loop far better than any command).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import tempfile
@@ -29,6 +30,7 @@ from banker.speech import denoise, speaker_norm
 from banker.speech.automata import Fsa
 from banker.speech.base import RATE, Heard, Pcm, WordScore, background_db, speech_span
 from banker.speech.denoise import BELOW_DB, wanted
+from banker.speech.phone_loop import PhoneLoop, PhoneLoopUnavailable
 
 FRAME_S = 0.01
 PHONES = ("AA", "AE", "AH", "AO", "AW", "AY", "B", "CH", "D", "DH", "EH", "ER", "EY", "F", "G",
@@ -245,8 +247,13 @@ class PocketsphinxRecognizer:
             loop: list[tuple[Any, ...]] = [(0, 1, 1.0 / len(words), w) for w in words]
             loop += [(1, 0, stay), (1, 2, 1.0 - stay)]
             self.decoder.add_fsg("_words", self.decoder.create_fsg("_words", 0, 2, loop))
+        self.phones: PhoneLoop | None = None  # the phone loop beside the grammar's search
         if self.tuning.phone_loop:
-            self.decoder.add_allphone_file("_phones", str(model_dir() / "en-us-phone.lm.bin"))
+            phone_lm = model_dir() / "en-us-phone.lm.bin"
+            self.decoder.add_allphone_file("_phones", str(phone_lm))
+            with contextlib.suppress(PhoneLoopUnavailable):  # else decoded in turn, as before
+                self.phones = PhoneLoop(self.decoder.config.dumps(), phone_lm,
+                                        f"{GARBAGE[0]} {PHONES[0]}")
 
     def prepare(self, focus: str) -> None:
         """Compile ``focus``'s search now (its first use would otherwise wait for it)."""
@@ -281,17 +288,21 @@ class PocketsphinxRecognizer:
             self._searches.add(focus)
         self.decoder.activate_search(focus)
 
+    def _norm(self) -> tuple[str, str]:
+        """The cepstral normalisation of this turn: a speaker's start values, live CMN from
+        them (the whole short turn is normalised by that player's mean); none, the
+        configured mode (batch: the turn's own mean) from the model's values."""
+        return ("live" if self._start else self.tuning.cmn), (self._start or self._cmn0)
+
     def _decode(self, pcm: Pcm) -> None:
         # each utterance (and each pass over it) on its own: the feature pipeline restarted
         # (0.2 ms) and the cepstral mean set back, so nothing carries over from the last one;
         # set_cmn alone left state behind: the same clip decoded three times scored three ways
-        # a speaker's start values: live CMN from them (the whole short turn is normalised
-        # by that player's mean); none: the configured mode (batch: the turn's own mean)
-        mode = "live" if self._start else self.tuning.cmn
+        mode, cmn = self._norm()
         if self.decoder.config["cmn"] != mode:
             self.decoder.config["cmn"] = mode
         self.decoder.reinit_feat()
-        self.decoder.set_cmn(self._start or self._cmn0)
+        self.decoder.set_cmn(cmn)
         self.decoder.start_utt()
         self.decoder.process_raw(pcm.tobytes(), no_search=False, full_utt=True)
         self.decoder.end_utt()
@@ -328,6 +339,8 @@ class PocketsphinxRecognizer:
         if len(pcm) < RATE // 10:
             return Heard("", 0.0, engine=self.engine, focus=focus)
         pcm, filtered = self._prepared(pcm, raw)
+        if self.phones is not None:  # on the second core while the grammar's search runs
+            self.phones.start(pcm, *self._norm())
         self._activate(focus)
         self._decode(pcm)
         hyp = self.decoder.hyp()
@@ -366,9 +379,7 @@ class PocketsphinxRecognizer:
             details["loop_margin"] = details["path"] - details["loop"]
             details["loop_wer"] = _edits(gram_words, free_words) / len(gram_words)
         if self.tuning.phone_loop:
-            self.decoder.activate_search("_phones")
-            self._decode(pcm)
-            phones = [(s.word, s.start_frame, s.end_frame, s.ascore) for s in self.decoder.seg() or ()]
+            phones = self._phone_segments(pcm)
             free = sum(_ln(p[3]) * _overlap(p[1], p[2], lo, hi) for p in phones)
             details["phones"] = 1000 * free / speech_frames
             details["margin"] = details["path"] - details["phones"]
@@ -386,6 +397,15 @@ class PocketsphinxRecognizer:
         alts = self._alternatives(focus, text, conf) if conf < self.tuning.nbest_below else ()
         return Heard(text, conf, word_scores, self.engine, focus, time.perf_counter() - t0, details,
                      alts)
+
+    def _phone_segments(self, pcm: Pcm) -> list[tuple[str, int, int, float]]:
+        """The phone loop's segments of this turn: from its own decoder (started with the
+        grammar's search), or decoded now on this one."""
+        if self.phones is not None:
+            return self.phones.segments()
+        self.decoder.activate_search("_phones")
+        self._decode(pcm)
+        return [(s.word, s.start_frame, s.end_frame, s.ascore) for s in self.decoder.seg() or ()]
 
     def _alternatives(self, focus: str, text: str, conf: float) -> tuple[tuple[str, float], ...]:
         """Other written readings of the same audio in the focus's search, best first.
