@@ -93,7 +93,8 @@ class PhoneLoop:
 
     def start(self, pcm: Pcm, mode: str, cmn: str) -> None:
         """Decode ``pcm`` (normalised by ``mode``, from the means ``cmn``) on a thread."""
-        self.segments()  # the last one finished first: one decode at a time
+        self._wait()  # the last one finished first (one decode at a time); its result,
+        # or failure, is not wanted: the turn it was for ended before the grammar's reading
         data = np.ascontiguousarray(pcm, dtype=np.int16)
         self._found, self._error = None, ""
         going = threading.Event()
@@ -104,11 +105,14 @@ class PhoneLoop:
         # Python's lock for its whole length, and would keep this one from starting
         going.wait(1.0)
 
-    def segments(self) -> list[Segment]:
-        """The segments of the decode ``start`` began (waits for it); [] when none."""
+    def _wait(self) -> None:
         if self._thread is not None:
             self._thread.join()
             self._thread = None
+
+    def segments(self) -> list[Segment]:
+        """The segments of the decode ``start`` began (waits for it); [] when none."""
+        self._wait()
         if self._error:
             raise RuntimeError(self._error)
         return self._found or []
@@ -150,7 +154,7 @@ class PhoneLoop:
         return out
 
     def close(self) -> None:
-        self.segments()
+        self._wait()
         if self.ps:
             self.lib.ps_free(self.ps)
             self.ps = None

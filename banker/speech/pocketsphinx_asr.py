@@ -402,7 +402,8 @@ class PocketsphinxRecognizer:
         """The phone loop's segments of this turn: from its own decoder (started with the
         grammar's search), or decoded now on this one."""
         if self.phones is not None:
-            return self.phones.segments()
+            with contextlib.suppress(RuntimeError):  # its decode failed: decoded here instead
+                return self.phones.segments()
         self.decoder.activate_search("_phones")
         self._decode(pcm)
         return [(s.word, s.start_frame, s.end_frame, s.ascore) for s in self.decoder.seg() or ()]

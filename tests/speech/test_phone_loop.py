@@ -63,3 +63,28 @@ def test_the_recogniser_decodes_the_phone_loop_in_turn_where_it_cannot_run_besid
     pcm = _lines()[0]
     assert _heard(alone, pcm) == _heard(beside, pcm)
     assert alone.recognize(pcm, "any").details["margin"] != 0.0
+
+
+def test_a_phone_loop_decode_that_fails_is_decoded_in_turn_instead(
+        vb_grammar: SpeechGrammar) -> None:
+    """The library refusing the audio on the second decoder (here: its ``ps_process_raw``
+    answering -1) costs that turn the parallel pass, not its confidence: the same reading."""
+    beside, in_turn = PocketsphinxRecognizer(vb_grammar), PocketsphinxRecognizer(vb_grammar)
+    in_turn.phones = None
+    assert beside.phones is not None
+
+    class Refusing:
+        def __init__(self, lib: object) -> None:
+            self.lib = lib
+
+        def __getattr__(self, name: str) -> object:
+            if name == "ps_process_raw":
+                return lambda *_a: -1
+            return getattr(self.lib, name)
+
+    beside.phones.lib = Refusing(beside.phones.lib)
+    pcm = _lines()[0]
+    beside.phones.start(pcm, "batch", beside._cmn0)
+    with pytest.raises(RuntimeError):
+        beside.phones.segments()
+    assert _heard(beside, pcm) == _heard(in_turn, pcm)
