@@ -69,6 +69,12 @@ def has_amount(a: Hashable) -> bool:
         _is_amount(str(v)) for _k, v in a[1])  # type: ignore[index]
 
 
+def intent_of(a: Hashable) -> Hashable:
+    """The intent of a command meaning ``(intent, slots)`` ("text" for words that make no
+    command); anything else as it is."""
+    return a[0] if isinstance(a, tuple) and a else a
+
+
 def _is_amount(value: str) -> bool:
     """A slot value that is an amount (a whole number, as a meaning writes it)."""
     return value.lstrip("-").isdigit()

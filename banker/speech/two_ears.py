@@ -31,6 +31,7 @@ from banker.speech.meanings import (
     by_a_name,
     by_an_amount,
     has_amount,
+    intent_of,
     kin,
     matcher_meaning,
 )
@@ -144,7 +145,7 @@ class SecondEar:
             details["second_ear_vetoed"] = 1.0
         elif (rules.takes_second(conf, near, len(other.text.split()), deep, self.swap_below,
                                  self.swap_under, self.rescue, self.word_for_word)
-              or self._answers(focus, heard, other, deep, meaning)):  # or "no" to a question
+              or self._answers(focus, heard, other, near, deep, meaning)):  # "no" to a question
             by_name = by_a_name(meaning(other.text), meaning(heard.text))
             if by_name:
                 alternatives = ((heard.text, rules.DOUBTED), *alternatives)  # "cat or hat?"
@@ -186,17 +187,16 @@ class SecondEar:
                 and not rules.unclear(heard, other, bool(other.text)
                                       and kin(meaning(heard.text), meaning(other.text))))
 
-    def _answers(self, focus: str, heard: Heard, other: Heard, deep: bool, meaning: Meaning
-                 ) -> bool:
+    def _answers(self, focus: str, heard: Heard, other: Heard, near: float, deep: bool,
+                 meaning: Meaning) -> bool:
         """Moonshine wrote down, word for word, an answer the open question asks for, the
         first ear something else it was unsure of (``rules.an_answer``): a swap of one word
         (below the band, a rescue's rule is the one)."""
         if (deep or focus not in FOCUS_INTENTS or self.swap_below is None or not other.text
                 or heard.confidence >= self.swap_under):
             return False
-        return rules.an_answer(FOCUS_INTENTS[focus][0], _intent(meaning(heard.text)),
-                               _intent(meaning(other.text)),
-                               other.details.get("snap_distance", 1.0))
+        return rules.an_answer(FOCUS_INTENTS[focus][0], intent_of(meaning(heard.text)),
+                               intent_of(meaning(other.text)), near)
 
     @staticmethod
     def _chatter(heard: Heard, other: Heard, quiet: Room) -> bool:
@@ -241,11 +241,6 @@ class SecondEar:
         details["second_ear_alone"] = 1.0
         conf = rules.twice(near, other.text, rules.DOUBTED, Room(pcm, None))
         return Heard(other.text, conf, other.words, self.engine, focus, seconds, details)
-
-
-def _intent(meaning: object) -> object:
-    """The intent of a matcher's meaning ``(intent, slots)``; the meaning itself otherwise."""
-    return meaning[0] if isinstance(meaning, tuple) and meaning else meaning
 
 
 def _another_amount(heard: Heard, other: Heard, meaning: Meaning) -> bool:
