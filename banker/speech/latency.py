@@ -25,7 +25,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
@@ -226,11 +226,14 @@ def report(turns: list[Turn], config: dict[str, Any]) -> LatencyReport:
 # ------------------------------------------------------------------------------------------
 # cold start and memory, in a fresh process
 
-def cold_start(timeout: float = 60.0) -> tuple[float, float]:
+def cold_start(timeout: float = 60.0, overrides: Mapping[str, str] | None = None
+               ) -> tuple[float, float]:
     """(seconds from process start to ready, peak RSS in MB after one spoken reply, the
-    recogniser's process included)."""
+    recogniser's process included). ``overrides``: settings as dotted keys over the user's
+    (``{"asr.second_ear": "none"}``: pocketsphinx alone), as ``banker play --option`` takes."""
     t0 = time.monotonic()
-    p = subprocess.run([sys.executable, "-m", "banker.speech.latency", "--ready-probe"],
+    extra = [f"{k}={v}" for k, v in (overrides or {}).items()]
+    p = subprocess.run([sys.executable, "-m", "banker.speech.latency", "--ready-probe", *extra],
                        capture_output=True, text=True, timeout=timeout,
                        env=dict(os.environ, BANKER_TRACE=""))
     if p.returncode != 0:
@@ -243,7 +246,7 @@ def cold_start(timeout: float = 60.0) -> tuple[float, float]:
     return elapsed - after_ready, float(data["rss_mb"])
 
 
-def _probe() -> int:
+def _probe(overrides: Mapping[str, str]) -> int:
     """The start-up of ``banker play`` (as ``VoiceIO`` does it): the recogniser's process,
     the voice (loaded and warmed) and the noise filter (here, on the audio as it comes in;
     the recogniser's process gets it off) in parallel, then one utterance filtered and
@@ -254,7 +257,7 @@ def _probe() -> int:
     from banker.speech.asr_process import ProcessRecognizer
     from banker.speech.tts import load_tts
 
-    config = load_config()
+    config = load_config(overrides=overrides)
     asr = dict(config.get("asr") or {})
     mode = str(asr.get("denoise", "auto"))
     filtering = mode != "off" and asr.get("engine", "pocketsphinx") == "pocketsphinx"
@@ -323,9 +326,9 @@ def _peak_rss_mb(pid: int | None = None) -> float:
 
 
 def main(argv: Sequence[str]) -> int:
-    if "--ready-probe" in argv:
-        return _probe()
-    print("usage: python -m banker.speech.latency --ready-probe (the bench itself: "
+    if list(argv[:1]) == ["--ready-probe"]:
+        return _probe({k: v for k, _, v in (a.partition("=") for a in argv[1:])})
+    print("usage: python -m banker.speech.latency --ready-probe [KEY=VALUE ...] (the bench itself: "
           "python -m banker.frontends.voice.latency)", file=sys.stderr)
     return 2
 

@@ -10,7 +10,8 @@ decode (the literal JSGF, default settings, whatever it outputs is acted on) is 
 subset of the same clips as the baseline. Clips are cached under ``~/.cache/banker/clips-2``,
 decodes (by audio and code version) under ``~/.cache/banker/bench/decodes``.
 
-Latency, cold start and memory come from ``banker.frontends.voice.latency.measure`` when present.
+Latency, cold start and memory come from ``banker.frontends.voice.latency.measure`` when present,
+as configured and with pocketsphinx alone (``bench_latency``).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from banker.tools import clips, decode_cache
+from banker.tools import bench_latency, clips, decode_cache
 from banker.tools.clips import Voice
 
 EDITION = "voice-banking"
@@ -382,18 +383,6 @@ def _recogniser_resources() -> dict[str, Any]:
                 resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
 
 
-def _latency(quick: bool) -> dict[str, Any]:
-    try:
-        from banker.frontends.voice import latency
-    except ImportError:
-        return {"error": "banker.frontends.voice.latency is not available"}
-    try:
-        rep = latency.measure(clips.latency_commands(quick), quick=quick)
-    except Exception as exc:  # the latency rig needs the voice loop; report, don't crash
-        return {"error": f"{type(exc).__name__}: {exc}"}
-    return {"table": rep.table(), "report": rep.to_json()}
-
-
 def table(report: dict[str, Any]) -> str:
     lines = []
     head = (f"{'condition':<11} {'cmds':>5} {'exact%':>7} {'acc-ok%':>7} {'conf%':>6} "
@@ -485,9 +474,8 @@ def run_bench(quick: bool, out: Path | None, stream: TextIO | None = None,
     print(f"recogniser: {rec['engine']}, load + first decode {rec['load_and_first_decode_s']} s",
           file=stream)
     print("latency (banker.frontends.voice.latency)...", file=stream, flush=True)
-    report["latency"] = _latency(quick)
-    lat = report["latency"]
-    print(lat.get("table") or f"latency not measured: {lat.get('error')}", file=stream)
+    report["latency"] = bench_latency.run(quick)
+    print(bench_latency.text(report["latency"]), file=stream)
     out = out or clips.cache_dir() / "bench" / ("report-quick.json" if quick else "report.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=1, default=str))

@@ -108,3 +108,30 @@ def test_decodes_are_cached_by_audio_and_code_version(tmp_path: Path) -> None:
     assert (first, again) == ([0], [3]) and a == b
     assert len(list(tmp_path.glob("*.json"))) == 3
     assert decode_version("ours") != decode_version("naive")
+
+
+def _latency_report(p50: float, p95: float, cold: float, rss: float) -> dict[str, object]:
+    from banker.speech.latency import LatencyReport
+
+    rep = LatencyReport(p50, p95, 12, 2.0, 4.0, 430.0, 450.0, 12, 300, 428.0, 25.0, 0.0,
+                        cold_start_s=cold, rss_mb=rss)
+    return {"table": rep.table(), "report": rep.to_json()}
+
+
+def test_latency_is_shown_as_configured_and_alone_with_the_cost_and_the_goals() -> None:
+    """The second ear's cost is a ratio of the baseline measured in the same run, and the
+    goals are set beside what pocketsphinx alone measured (issue 10 keeps them for it)."""
+    from banker.tools.bench_latency import text
+
+    lat = {**_latency_report(110.0, 400.0, 0.9, 780.0),
+           "alone": _latency_report(100.0, 160.0, 1.0, 390.0)}
+    out = text(lat)
+    assert "as configured / alone: release p50 x1.10, release p95 x2.50, cold start x0.90, " \
+           "peak memory x2.00" in out
+    assert "goals, pocketsphinx alone: release p95 160 ms (goal <= 250), cold start 1.00 s " \
+           "(goal <= 2), peak memory 390 MB (goal <= 400); peak memory as configured 780 MB " \
+           "(goal <= 1000)" in out
+    assert out.count("end of speech -> reply, button release") == 2
+    # a run that could not measure the baseline says so in one sentence, as before
+    assert text({"error": "alone: RuntimeError: probe failed"}) == \
+        "latency not measured: alone: RuntimeError: probe failed"

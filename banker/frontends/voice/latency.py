@@ -16,7 +16,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -44,16 +44,19 @@ __all__ = ["LatencyReport", "measure"]
 
 def measure(clips: Sequence[tuple[str, Pcm]] | None = None, *, config: dict[str, Any] | None = None,
             quick: bool = False, modes: Sequence[str] = ("release", "vad"),
-            cold: bool = True, tts: Synthesizer | None = None, warm: str = "all") -> LatencyReport:
+            cold: bool = True, tts: Synthesizer | None = None, warm: str = "all",
+            overrides: Mapping[str, str] | None = None) -> LatencyReport:
     """Run each clip through the live loop once per end-of-turn mode; see the module doc.
 
     ``clips``: (text, 16 kHz mono audio) of commands for a racecar-and-dog Voice Banking game;
     default: ``commands(quick)`` said by the piper voice (``quick``: the first four).
+    ``overrides``: settings over the user's, for the loop and the cold start alike
+    (``{"asr.second_ear": "none"}``: pocketsphinx alone).
     """
     from banker.config import load_config
     from banker.speech.tts import load_tts
 
-    config = config or load_config()
+    config = config or load_config(overrides=overrides)
     voice: Synthesizer = tts or load_tts(config)
     if clips is None:
         from banker.speech.audio import resample
@@ -68,7 +71,7 @@ def measure(clips: Sequence[tuple[str, Pcm]] | None = None, *, config: dict[str,
     rep = report(turns, config)
     if cold:
         try:
-            cs, rss = cold_start()
+            cs, rss = cold_start(overrides=overrides)
             rep.cold_start_s, rep.rss_mb = cs, rss
         except (OSError, RuntimeError, subprocess.SubprocessError, ValueError):
             pass
