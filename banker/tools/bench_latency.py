@@ -44,8 +44,9 @@ def run(quick: bool) -> dict[str, Any]:
 def text(lat: dict[str, Any]) -> str:
     """The latency section of the bench's printout: both tables, the second ear's cost as
     ratios of the baseline, and the goals beside what pocketsphinx alone measured."""
-    if "alone" not in lat:
-        return lat.get("table") or f"latency not measured: {lat.get('error')}"
+    if "alone" not in lat:  # a run failed: what was measured, then why the rest was not
+        failed = f"latency not measured: {lat.get('error')}"
+        return f"{lat['table']}\n{failed}" if lat.get("table") else failed
     both, alone = lat["report"], lat["alone"]["report"]
     lines = ["as configured (the second ear on, by default):", lat["table"],
              "pocketsphinx alone (asr.second_ear: none), the baseline:", lat["alone"]["table"],

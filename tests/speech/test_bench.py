@@ -135,3 +135,7 @@ def test_latency_is_shown_as_configured_and_alone_with_the_cost_and_the_goals() 
     # a run that could not measure the baseline says so in one sentence, as before
     assert text({"error": "alone: RuntimeError: probe failed"}) == \
         "latency not measured: alone: RuntimeError: probe failed"
+    # nor is it lost when the configured run was measured before the baseline failed
+    configured = _latency_report(110.0, 400.0, 0.9, 780.0)
+    assert text({**configured, "error": "alone: RuntimeError: probe failed"}) == \
+        f"{configured['table']}\nlatency not measured: alone: RuntimeError: probe failed"
