@@ -344,7 +344,7 @@ def test_build_house_with_every_street_owned_does_nothing() -> None:
 
 
 def test_steal_house_by_a_thief_with_ten_streets() -> None:
-    """Issue 11 item 5: the thief with all 10 houses out steals nothing, and is told so (it
+    """The thief with all 10 houses out steals nothing, and is told so (it
     used to be asked which of their own houses to move)."""
     state, _ = play(new(), "car", "collect", amount=4000)
     state = owned(state, "car", *ED.street_names[:10])

@@ -477,7 +477,7 @@ def test_bankrupt_to_a_player_hands_over_everything() -> None:
     g.do("dog", "go_to_jail")
     g.do("dog", "pay", amount=g.cash("dog") - 10)
     g.do("dog", "pay_rent", property="Park Place")
-    # "I'm bankrupt" is refused while a mortgage would pay the debt (issue 11 item 5)
+    # "I'm bankrupt" is refused while a mortgage would pay the debt
     assert g.refuse("dog", "bankrupt") == "bankrupt_can_raise"
     g.do("dog", "mortgage", property="Baltic Avenue")  # M70: the rent is paid at once
     assert g.state.debt is None and g.cash("duck") == 2370

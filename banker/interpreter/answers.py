@@ -50,7 +50,7 @@ YES_AGAIN = 0.6
 # because it doubted the command, and the yes is a second, separate hearing. Above the second
 # ear's doubted readings (0.69, where a "no" was once heard as Moonshine's "ok") and at its
 # "two ears" value (0.76). A probe of 108 yes/no/other answers a condition (clean, 10 dB
-# babble and pink; six words each kind, six dev-set voices each, session 14): no "no" and no
+# babble and pink; six words each kind, six dev-set voices each): no "no" and no
 # chatter heard as a yes at 0.6 or more; yeses at 0.72-0.85: 2 of 36 in babble, 1 clean, 1 pink
 YES_ALONE = 0.72
 # A spoken answer to a choice ("Park Place or Atlantic Avenue?") that names one of the

@@ -16,7 +16,7 @@ It is still a question: nothing moves until the player answers, and a name that 
 replaced (every other player refused too) is asked about as heard. The grammar itself was
 not weighted by the seated tokens: pocketsphinx's finite-state search with the absent
 tokens' words at 0.03 of the others' probability heard the same "pay car" (12 of 12 decodes
-the same as unweighted, docs/decisions.md, session 12).
+the same as unweighted, docs/decisions.md).
 """
 
 from __future__ import annotations

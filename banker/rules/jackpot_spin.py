@@ -246,8 +246,8 @@ class SpinnerRules(JackpotCore):
 
     def do_steal_house(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
         """"steal house": another player's street becomes yours; their house goes back to their
-        supply. A thief who already holds 10 streets steals nothing, and is told so (issue 11:
-        moving one of your own houses to steal was a choice nobody expected)."""
+        supply. A thief who already holds 10 streets steals nothing, and is told so
+        (moving one of your own houses to steal was a choice nobody expected)."""
         taker = self.spun(cmd, "steal house")
         ledger, out = _Ledger(state), Outcome()
         if self.full(state, taker):

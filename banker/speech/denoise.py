@@ -34,7 +34,7 @@ ATTEN_LIMIT_DB = 100.0  # how far noise may be pushed down (100: as far as the m
 # 45, 48 of 520 clean dev lines (two seeds, commands and chatter) were filtered: none read
 # better for it, one worse ("raise to three hundred fifty" as "eighty", at 36.7); and piper's
 # Jackpot "steal the house on Baltic Avenue" (41.2) was read "build a house…". 40 leaves
-# speech that clear of the room as it came (session 21)
+# speech that clear of the room as it came
 BELOW_DB = 40.0
 
 F32 = npt.NDArray[np.float32]

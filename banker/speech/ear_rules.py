@@ -22,7 +22,7 @@ BAND = (0.1, 0.9)  # the first ear's confidences that ask the second ear (``unsu
 # when pocketsphinx heard nothing, Moonshine's reading of one word is asked about if its snap
 # moved it at most this far (of two words or more: RESCUE_WITHIN). Bench dev set, 200 items
 # clean: exact 118 -> 122 of 150 commands at 0.1, chatter asked about 9 of 50 either way.
-# 0.1 -> 0.25, one word only (session 19): pocketsphinx never hears "help" (its garbage path
+# 0.1 -> 0.25, one word only: pocketsphinx never hears "help" (its garbage path
 # wins, 8 of 8 dev lines) and Moonshine writes "Held," (0.25) or "Hell," (0.14); saved
 # records, 200 commands and 60 chatter lines a condition: clean exact 187 -> 190 (seed 2026)
 # and 186 -> 187 (seed 7), all "help", a query answered at once; pink: 2 more wrong
@@ -34,7 +34,7 @@ EMPTY_BELOW = 0.25
 # command, an unsure first reading (below VETO_BELOW: it would be asked about) is doubted
 # twice as much: table talk, mostly (dev set clean: chatter asked about 9 -> 2 of 50, exact
 # 122 of 150 both ways). Not in noise, where Moonshine writes down the other talkers.
-# VETO_WORDS 4 -> 3 (session 23), with ``HELD_ABOVE``: saved records (200 commands and 60
+# VETO_WORDS 4 -> 3, with ``HELD_ABOVE``: saved records (200 commands and 60
 # chatter lines a condition), chatter asked about pink 10 dB 6 -> 5 (seed 2026) and 5 -> 4,
 # clean 4 -> 3 (seed 7): "Grandma is calling", "Please stop singing"; no command lost
 VETO_WORDS, VETO_BELOW, VETO_FACTOR = 3, 0.85, 0.5
@@ -42,8 +42,8 @@ VETO_WORDS, VETO_BELOW, VETO_FACTOR = 3, 0.85, 0.5
 # the hearing policy's ACCEPT_SAFE) and those words are within VETO_NEAR of it (the snap's
 # measure against that one sentence): the command said unclearly, not talk (espeak-ng's
 # "what's in the vault", heard right at 0.63, written "Works in the mild," which is nearer
-# "raise the bid" among all commands: 0.36 from it, 0.47 from the first reading). Session 20,
-# saved records (200 commands and 60 chatter lines a condition): exact pink 10 dB 179 -> 180
+# "raise the bid" among all commands: 0.36 from it, 0.47 from the first reading). Saved
+# records (200 commands and 60 chatter lines a condition): exact pink 10 dB 179 -> 180
 # (seed 2026) and clean 187 -> 188 (seed 7), nothing else moved, no chatter line. Without
 # VETO_NEAR_ABOVE, 0.4-0.5 asked about 2-3 more chatter lines ("that was a great roll", first
 # heard "that was my third roll" at 0.35): talk can be near a command in its words too, so
@@ -53,7 +53,7 @@ VETO_NEAR, VETO_NEAR_ABOVE = 0.5, 0.6
 # trusts a different reading beyond RESCUE_WITHIN), they veto the same way an unsure first
 # reading (below VETO_NEAR_ABOVE) they are not within VETO_NEAR of: talk ("Pass me the dice
 # please," snapped to "purchase the atlantic please" at 0.30, against pocketsphinx's "pay car
-# three hundred please" at 0.48). Session 20, saved records: chatter asked about clean 4 -> 3
+# three hundred please" at 0.48). Saved records: chatter asked about clean 4 -> 3
 # and pink 10 dB 7 -> 6 of 60 (seed 2026), clean 6 -> 4 (seed 7); nothing else moved on
 # either seed (0.2 the same; 0.3 one line fewer). Without the first reading's bound, 0.5
 # lost commands it had right at 0.76-0.80 ("say that again", Moonshine's "Say, not on gun.")
@@ -74,7 +74,7 @@ AGREE_WITHIN = 0.2
 # instead of "Sorry?" (within the band only). Saved records, exact of 113 commands each:
 # dev clean 97 -> 100, babble 10 dB 31 -> 32, pink 10 dB 103 -> 104; one more chatter line
 # asked about in pink, nothing more acted on (docs/decisions.md, "A loose agreement").
-# Below the band too (session 14): the same command from both ears, however unsure the first,
+# Below the band too: the same command from both ears, however unsure the first,
 # is asked about (any snap, not only word for word); saved records, 200 commands and 60
 # chatter lines a condition: exact clean +1 and babble 10 dB +1 on the dev set and on the
 # held-out one, no chatter line among them
@@ -84,15 +84,15 @@ LOOSE_AGREED = DOUBTED
 # about (``DOUBTED``), unless the first ear is sure enough to act on money (SWAP_UNDER).
 # Only a reading of SWAP_WORDS words or more: one word is too little to go on (piper's
 # "buy", which pocketsphinx heard right at 0.79, Moonshine wrote "Right?"). 870 saved
-# records (session 7), exact: dev clean 125 -> 128 of 150, babble 10 dB 32 -> 41, pink
+# records, exact: dev clean 125 -> 128 of 150, babble 10 dB 32 -> 41, pink
 # 138 -> 139, real kitchen 12 dB 83 -> 84 and 6 dB 76 -> 77 of 90; nothing acted on at once
 # lost, no wrong money command or chatter added (docs/decisions.md, "When the ears disagree").
-# SWAP_UNDER 0.85 -> 0.9 (session 8: the whole band; the second ear is not asked above it):
+# SWAP_UNDER 0.85 -> 0.9 (the whole band; the second ear is not asked above it):
 # pocketsphinx sure of a coffee order at 0.86-0.89 ("double shot house coffee") against
 # Moonshine's word-for-word "iced coffee"; 720 saved records: wrong money commands acted on,
 # real clean 4 -> 3, kitchen 12 dB 3 -> 1, 6 dB 1 -> 0 of 90; exact real +1 in each; dev
 # pink exact 105 -> 104 of 113 ("nine hundred and seven" for "nine hundred seventy")
-# SWAP_WITHIN 0.03 -> 0.05 (session 8, the same records): real clean exact 87 -> 88, wrong
+# SWAP_WITHIN 0.03 -> 0.05 (the same records): real clean exact 87 -> 88, wrong
 # money acted on 3 -> 2 ("Add like a triple shot …" at 0.05 over pocketsphinx's "double
 # shot" at 0.88); the rest unchanged. 0.06 gained one more in dev clean and babble; 0.08
 # lost 2 at kitchen 6 dB and 1 acted on at once in clean: 0.05 keeps a margin from that
@@ -102,13 +102,13 @@ SWAP_WITHIN, SWAP_UNDER, SWAP_WORDS = 0.05, 0.9, 2
 # RESCUE_WITHIN, Moonshine's is asked about: in babble pocketsphinx is mostly below the floor
 # and Moonshine often right (870 records: dev babble 10 dB exact 41 -> 52 of 150 with 0.15;
 # clean, pink and the real set unchanged; chatter unchanged; one more wrong answer to a
-# query, no wrong money command). RESCUE_WITHIN 0.15 -> 0.20, session 9 (docs/decisions.md,
+# query, no wrong money command). RESCUE_WITHIN 0.15 -> 0.20 (docs/decisions.md,
 # "A near second reading"): 720 records, dev babble exact 44 -> 50 of 113 (4 more wrong
 # readings asked about); 900 held-out records (dev seed 7): babble 10 dB +11 of 225
 # completed, 3 more wrong ones asked about, clean +1 and +1 wrong asked; no chatter line, no
 # wrong money, the real set unchanged. 0.25 asked about chatter and acted on a wrong command;
 # RESCUE_UNDER 0.40 lost espeak-ng's "is it three" (0.37) to Moonshine's "Is it free?" snapped
-# to "is it four". A rescue of one word too (session 19; SWAP_WORDS is for a swap over a first
+# to "is it four". A rescue of one word too (SWAP_WORDS is for a swap over a first
 # reading that would be asked about): saved records, babble 10 dB exact 88 -> 90 (seed 2026:
 # "undo", "cancel") and 93 -> 94 (seed 7: "repeat"); nothing else moved on either seed, the
 # real set the same figures; espeak-ng's "spin" ("Stay in.", 0.2) is asked about instead of
@@ -118,7 +118,7 @@ RESCUE_UNDER, RESCUE_WITHIN = 0.30, 0.20
 # it at most OFFER_WITHIN, goes to the interpreter as one more reading at OFFER: asked about
 # only where the first ear's own reading would get "Sorry?" (a query unsure, a command the
 # rules refuse, heard at 0.30-0.6); where the first is asked about, it stays the question
-# Of SWAP_WORDS words or more, or one word written word for word (session 21, saved records:
+# Of SWAP_WORDS words or more, or one word written word for word (saved records:
 # pink 10 dB exact 181 -> 182 on seed 7, "Cancel" against pocketsphinx's "that is all" at
 # 0.49; nothing else moved on either seed)
 OFFER, OFFER_WITHIN = DOUBTED, RESCUE_WITHIN
@@ -128,7 +128,7 @@ OFFER, OFFER_WITHIN = DOUBTED, RESCUE_WITHIN
 # Oriental Avenue?"): two ears agree on the command, the player says which name. Simulated
 # table (6 games): clean extra turns 0.39 -> 0.36, babble and pink the same to the turn.
 # Raising every such pair (the first ear's reading up to 0.82 too) made far snaps into
-# choices: babble exact games 1 -> 0 of 6 (docs/decisions.md, session 13)
+# choices: babble exact games 1 -> 0 of 6 (docs/decisions.md)
 NAMED, NAMED_WITHIN = DOUBTED, 0.35
 # a reading two ears stand behind is doubted less: Moonshine's word for word (its snap moved
 # nothing; SWAP_WORDS words or more) taken when the first ear heard nothing, instead of the
@@ -136,7 +136,7 @@ NAMED, NAMED_WITHIN = DOUBTED, 0.35
 # SWAP_WORDS words or more, loosely. Just over the hearing policy's low-risk threshold (0.75):
 # a low-risk command ("take the train", "undo", "I'm going to jail") is acted on at once,
 # money is still asked about (0.85) and a money command without its street only asks for it.
-# Saved records (session 14, 200 commands and 60 chatter lines a condition): acted on at once
+# Saved records (200 commands and 60 chatter lines a condition): acted on at once
 # clean 150 -> 158, babble 10 dB 37 -> 44, pink 10 dB 143 -> 145; nothing wrong acted on,
 # chatter unchanged. A loose agreement on one word stays DOUBTED: "auction" for "pass go"
 TWICE = 0.76
@@ -146,13 +146,13 @@ TWICE = 0.76
 # condition), Moonshine's word-for-word readings of two words or more in a quiet room meant
 # the command said 190 times of 190, never chatter; through steady or talking noise 3 of
 # 186 were wrong money ("ninety seven" for "nine hundred seventy"). Acted on at once clean
-# 158 -> 162 and 161 -> 166 of 200; nothing else moved (docs/decisions.md, session 17)
+# 158 -> 162 and 161 -> 166 of 200; nothing else moved (docs/decisions.md)
 HEARD_CLEARLY = 0.9
 # when the ears differ only in an amount, the first's a unit word longer than the second's
 # -ty ("three hundred forty eight" for Moonshine's "three hundred and forty"), the second's
 # is the one asked about, if its snap moved it at most TAIL_WITHIN (negative: the rule is
 # off). In steady noise pocketsphinx hears the hiss after a last "-ty" as one more word,
-# mostly "eight". Session 20, saved records (200 commands and 60 chatter lines a condition,
+# mostly "eight". Saved records (200 commands and 60 chatter lines a condition,
 # amounts the ears differed on: 19 lines on seed 2026, 18 on seed 7): pink 10 dB exact
 # 178 -> 181 on seed 7 (forty, sixty, eighty, its snaps 0.07-0.11); seed 2026's one such
 # line was already asked about (a swap, its snap 0.05); nothing else moved on either seed,
@@ -174,7 +174,7 @@ HELD_ABOVE = -3.0
 # a reading the first ear is sure of (BAND's top or more) that moves an amount, in a room its
 # noise filter ran in, is checked by the second ear too (1: on, 0: off): when Moonshine's
 # reading, snapped at most AGREE_WITHIN, is the same command with another amount, it is asked
-# about (DOUBTED), not paid at once. A 12-game simulated table (session 23) paid M102 for "pay
+# about (DOUBTED), not paid at once. A 12-game simulated table paid M102 for "pay
 # one hundred to the racecar", which pocketsphinx heard "…one hundred two…" at 0.91 in pink
 # noise. Saved dev records, 200 commands a condition: no sure amount was wrong; 2 right ones
 # on seed 7 become a question (pink: "pay sixty six…", Moonshine "eight hundred and sixty

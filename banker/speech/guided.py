@@ -28,7 +28,7 @@ from banker.speech.automata import Fsa
 
 # a guided reading is trusted when its mean log-probability per token is at least this: the
 # dev set's chatter stood at -2 and below (180 lines), commands written right above it.
-# Chosen by the mean (session 23), 5 chatter lines of 360 on two seeds came above it, all a
+# Chosen by the mean, 5 chatter lines of 360 on two seeds came above it, all a
 # command word inside talk ("chance", "no" for "I rolled a set road"), which COVERS keeps out
 TRUSTED_ABOVE = -1.75
 # asked for only when the free text needed a snap beyond this (or made no command): a free
@@ -41,8 +41,8 @@ REPORTED_NEAR = 0.05
 # street's name) were not measured with it, and keep the two ears' rules they were tuned with
 GUIDED_FOCI = frozenset({"any"})
 # a search stops when an ended reading's mean is this much above every open one's: a mean
-# can still rise as tokens are added, so the open ones get some room. Chosen by the sum (as
-# in session 22) a short reading won over every long one: "yeah" for "i would like to use get
+# can still rise as tokens are added, so the open ones get some room. Chosen by the sum (the
+# first version) a short reading won over every long one: "yeah" for "i would like to use get
 # out of jail free card" (-12.5 a token), which the mean finds (-1.3). Bench dev set, 10 dB
 # babble, guided readings trusted and right: 68 -> 80 (seed 2026) and 54 -> 63 (seed 7) of
 # 200 commands; pink 62 -> 68 and 54 -> 66. It costs more: the search's median 0.26 -> 0.52 s

@@ -1,7 +1,7 @@
 """``banker bench``'s latency part: the live loop timed as configured and with pocketsphinx alone.
 
-Issue 10 keeps its latency, start and memory goals (reply p95 <= 250 ms, cold start <= 2 s,
-peak RSS <= 400 MB) for pocketsphinx alone, and lets a second engine cost more if it is
+The latency, start and memory goals (reply p95 <= 250 ms, cold start <= 2 s,
+peak RSS <= 400 MB) hold for pocketsphinx alone; a second engine may cost more if it is
 reported (memory <= 1 GB). So the same clips go through the real voice loop twice in the
 same run: as configured (both ears, by default) and with ``asr.second_ear: none``; the
 second run is the baseline the second ear's cost is a ratio of.
@@ -15,7 +15,7 @@ from banker.tools import clips
 
 # the baseline: the first ear alone (the settings ``banker play --option`` would take)
 ALONE = {"asr.second_ear": "none"}
-# issue 10's goals for pocketsphinx alone, and the memory a second engine may take
+# the goals for pocketsphinx alone, and the memory a second engine may take
 KEEP = {"release_p95": 250.0, "cold_start_s": 2.0, "rss_mb": 400.0}
 SECOND_EAR_RSS_MB = 1000.0
 

@@ -1,5 +1,5 @@
 """Leaving ``banker play --keyboard``: Ctrl-D (or the end of a pipe) and Ctrl-C both leave the
-game saved and say so on a line of their own (issue 11, item 10)."""
+game saved and say so on a line of their own."""
 
 from __future__ import annotations
 

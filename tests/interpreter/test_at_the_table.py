@@ -1,4 +1,4 @@
-"""Issue 11, "At the table": Mr. Monopoly speaks to the right person (6), in words a player
+"""At the table: Mr. Monopoly speaks to the right person (6), in words a player
 would use (7), and his hints name only tokens that are playing (9). Each test failed before
 its fix; the transcripts ``*/at_the_table.yaml`` check the same replies end to end."""
 

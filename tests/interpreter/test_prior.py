@@ -1,4 +1,4 @@
-"""What the game makes likely (issue 10 item 2): the prior weighs readings, never filters them.
+"""What the game makes likely: the prior weighs readings, never filters them.
 
 An illegal command heard clearly is still that command and refused with its reason; close
 readings are asked about ("Boardwalk or Park Place?"); the try before "Sorry?" counts again.

@@ -1,4 +1,4 @@
-"""The session's public face after the split (issue 12): ``understand`` changes nothing,
+"""The session's public face after the split: ``understand`` changes nothing,
 ``hear``/``command`` act, and a spoken command is decided by the rules once, not twice."""
 
 from __future__ import annotations

@@ -233,7 +233,7 @@ def test_closing_is_not_losing(devices: tuple[Any, Any]) -> None:
     assert not device_lost(player) and not device_lost(mic)
 
 
-# --- stalls: of the banker itself, of the sound server (issue 11, item 15) ------------------------
+# --- stalls: of the banker itself, of the sound server ------------------------
 
 SOUND_BACK = "The sound is back; press your button to speak."
 

@@ -1,4 +1,4 @@
-"""Issue 11, items 1-5 and 8: the rules audit's defects, each on the pure rules core through
+"""The rules audit's defects, each on the pure rules core through
 the given/when/then helper. Every test here failed before its fix."""
 
 from __future__ import annotations

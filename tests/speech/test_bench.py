@@ -120,7 +120,7 @@ def _latency_report(p50: float, p95: float, cold: float, rss: float) -> dict[str
 
 def test_latency_is_shown_as_configured_and_alone_with_the_cost_and_the_goals() -> None:
     """The second ear's cost is a ratio of the baseline measured in the same run, and the
-    goals are set beside what pocketsphinx alone measured (issue 10 keeps them for it)."""
+    goals are set beside what pocketsphinx alone measured (they hold for it)."""
     from banker.tools.bench_latency import text
 
     lat = {**_latency_report(110.0, 400.0, 0.9, 780.0),

@@ -85,7 +85,7 @@ def test_ambiguous_names_are_asked_about_or_settled_by_legality() -> None:
     assert judge(amb, 0.1, risk, legal).decision == "reject"
 
 
-# --- n-best alternatives from the real recogniser (issue 10 item 2) --------------------------
+# --- n-best alternatives from the real recogniser --------------------------
 
 def test_an_unsure_hearing_carries_other_readings_a_sure_one_none(vb_grammar: Any) -> None:
     """With n-best on, espeak's "buy park place" is heard unsure ("buy park please"): the

@@ -26,7 +26,7 @@ from banker.tools import clips
 @pytest.fixture(scope="module")
 def unfloored(vb_grammar: SpeechGrammar) -> Any:
     """Pocketsphinx as it read espeak-ng's digital silence before the noise floor
-    (``Tuning.floor``, session 17). The rules below need the first ear's unsure or wrong
+    (``Tuning.floor``). The rules below need the first ear's unsure or wrong
     readings of these clips, which the floor mended; the rules are the same either way."""
     from banker.speech.pocketsphinx_asr import PocketsphinxRecognizer, Tuning
 
@@ -174,7 +174,7 @@ def test_one_word_the_first_ear_took_for_nothing_may_be_snapped_further(
         recognizer: Any, moonshine: MoonshineRecognizer, vb_grammar: SpeechGrammar) -> None:
     """espeak-ng's (en-us+f2) "help": pocketsphinx hears nothing (its garbage path wins, as
     for every dev-set "help"); Moonshine writes "Held,", 0.25 from "help". One word may be
-    snapped as far as ``EMPTY_BELOW`` (0.25 since session 19; 0.1 left it unheard), two
+    snapped as far as ``EMPTY_BELOW`` (0.25; 0.1 left it unheard), two
     words or more as far as a rescue (``RESCUE_WITHIN``): "i do not agree" for "I don't
     bloom" (I'm broke) stays unheard."""
     from banker.speech.ear_rules import DOUBTED, EMPTY_BELOW, RESCUE_UNDER, RESCUE_WITHIN, nothing_within
@@ -315,7 +315,7 @@ def test_the_ears_differing_by_a_name_make_a_choice_question() -> None:
     heard = ears.recognize(clips.pad(clips.speech("buy Park Place from the hat for five hundred",
                                                   ESPEAK)))
     # the two readings, whichever leads (Moonshine held to the grammar reads "the hat" near
-    # word for word since session 23, and so it is the one swapped in, "the cat" the other)
+    # word for word, and so it is the one swapped in, "the cat" the other)
     assert heard.confidence < 0.9 and len(heard.alternatives) == 1, heard
     assert {heard.text, heard.alternatives[0][0]} == {
         "buy park place from the cat for five hundred",
@@ -405,7 +405,7 @@ def test_a_reading_too_unsure_to_ask_about_gives_way_to_a_near_second_one(
     assert heard.text == "pay two hundred to the dog" and heard.confidence == DOUBTED, heard
     assert [t for t, _c in heard.alternatives][:1] == [first.text]
     plain = SecondEar(unfloored, moonshine, meaning, swap_below=SWAP_WITHIN)
-    # held to the grammar, Moonshine reads "the dog" nearly word for word (session 23): even
+    # held to the grammar, Moonshine reads "the dog" nearly word for word: even
     # without ``rescue`` that is swapped in; the rescue's own rule with that line out of reach
     assert plain.recognize(pcm, "any").text == "pay two hundred to the dog"
     monkeypatch.setattr(guided, "TRUSTED_ABOVE", 0.0)
@@ -434,7 +434,7 @@ def test_a_loose_agreement_is_asked_about_instead_of_sorry(
     pcm = clips.pad(clips.speech("what's in the jackpot", clips.ESPEAK))
     first = ears.first.recognize(pcm, "any")
     assert first.text == "what is in the jackpot" and first.confidence < ACCEPT_SAFE, first
-    # held to the grammar, Moonshine confirms the command, trusted (session 23): a close
+    # held to the grammar, Moonshine confirms the command, trusted: a close
     # agreement in a quiet room, answered at once
     confirmed = ears.second.recognize(pcm, "any")  # the snap's own command, confirmed
     assert confirmed.text == first.text, confirmed
@@ -486,8 +486,8 @@ def test_a_command_the_first_ear_missed_is_asked_about_within_the_rescue_distanc
         monkeypatch: pytest.MonkeyPatch) -> None:
     """espeak-ng's (en-gb-x-rp+f2) "put a hotel": pocketsphinx hears nothing; Moonshine
     writes "Brought a hotel.", 0.2 from "buy a hotel" (the same command). Within
-    ``RESCUE_WITHIN`` (0.20 since session 9; 0.15 left it unheard) it is asked about, never
-    acted on at once. Since session 22 the guided search reads it word for word ("put a
+    ``RESCUE_WITHIN`` (0.20; 0.15 left it unheard) it is asked about, never
+    acted on at once. The guided search reads it word for word ("put a
     hotel"), asked about all the same; the rescue is measured with that search's line out of
     reach."""
     from banker.config import load_config
@@ -554,7 +554,7 @@ def test_the_rescore_tool_hears_a_record_by_the_live_rules() -> None:
     """``tools.second_ear_score`` scores saved records with the same rule functions the live
     ``SecondEar`` calls: agreement, veto and rescue decide the same way on given numbers.
     The rescued "buy a hotel" names no street: it opens "Which street?" at once (a money
-    command without its slot needs a query's certainty, session 18), where it used to be
+    command without its slot needs a query's certainty), where it used to be
     "Did you say buy a hotel?"; the tighter rescue still leaves it unheard."""
     from banker.speech.ear_rules import RESCUE_UNDER, RESCUE_WITHIN, agreed_confidence, vetoes
     from banker.tools.second_ear_score import Judges, Policy, Record, outcome
@@ -733,7 +733,7 @@ def test_three_words_of_talk_veto_and_the_first_readings_words_held_to_the_gramm
 
 def test_a_sure_first_reading_is_not_vetoed_by_its_own_words_said_unclearly(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """espeak-ng's (en-us+m3) "what's in the vault", a README phrasing (issue 11 item 14):
+    """espeak-ng's (en-us+m3) "what's in the vault", a README phrasing:
     pocketsphinx hears it right, sure enough to answer at once (at least ``VETO_NEAR_ABOVE``);
     Moonshine writes "Works in the mild," four words no command is near enough, which in a
     quiet room vetoed the reading (halved: "Sorry?"). Those words are within ``VETO_NEAR`` of
@@ -793,7 +793,7 @@ def test_a_unit_word_the_first_ear_added_after_a_ty_gives_way_to_the_second_read
     pcm = bench.line_audio(11, item, "pink:10")
     first = ears.first.recognize(pcm, "any")
     assert first.text == "i bid three hundred forty eight", first
-    # the guided search (session 22) reads the amount right, and that reading is asked about;
+    # the guided search reads the amount right, and that reading is asked about;
     # the rule is for Moonshine's free text, with the search's line out of reach
     held = ears.recognize(pcm, "any")
     assert (held.text, held.confidence) == ("i bid three hundred forty", ear_rules.DOUBTED)

@@ -1,5 +1,5 @@
 """Every phrasing the README lists is understood when spoken by the piper voice and by an
-espeak-ng voice (issue 11 item 14): heard as the command the same words typed give, and not
+espeak-ng voice: heard as the command the same words typed give, and not
 ignored, by the recogniser ``banker play`` builds with ``asr.second_ear: moonshine``
 (pocketsphinx and the Moonshine second ear, its words snapped onto the grammar by spelling
 or sound), or asked between it and another reading ("Cat or Hat?"). ``MISHEARD`` lists the
@@ -36,7 +36,7 @@ VOICES = {"piper": PIPER, "espeak-ng": ESPEAK}
 MISHEARD: frozenset[tuple[str, str, str]] = frozenset()  # (edition, voice, phrase), measured
 
 CASES = [pytest.param(ed, voice, text, id=f"{ed}-{voice}-{text}",
-                      marks=[pytest.mark.xfail(reason="still misheard: issue 11 item 14")]
+                      marks=[pytest.mark.xfail(reason="still misheard when spoken")]
                       if (ed, voice, text) in MISHEARD else [])
          for ed in EDITIONS for voice in VOICES for text in phrases(ed)]
 

@@ -35,7 +35,7 @@ COMMANDS: list[tuple[str, str, dict[str, Any]]] = [
     ("how much does the cat have", "balance", {"player": "cat"}),
 ]
 # espeak-ng's "pay rent on Park Place" was heard as "pay rent on park please" at 0.27 until
-# its digital silence was decoded over a noise floor (session 17; espeak-ng misses are
+# its digital silence was decoded over a noise floor (espeak-ng misses are
 # counted in test_readme_phrases)
 ESPEAK_COMMANDS = [COMMANDS[0], COMMANDS[1], COMMANDS[4], COMMANDS[5]]
 OUT_OF_GRAMMAR = ["order a pizza", "book a table for two", "turn on the lights"]
@@ -135,7 +135,7 @@ def test_narrowed_grammars(recognizer: Any, new_game: Any, focus: str, text: str
 def test_a_no_said_wrong_is_never_heard_as_a_yes(vb_grammar: Any) -> None:
     """Slow piper's "wrong" (a no) was heard "right" (a yes) by both ears at 0.97 when a bare
     "right" was a yes: the money read back would have moved. Now it is a no, in both ways of
-    hearing, clean and in pink noise (measured session 14: 2 of 18 "wrong"s before)."""
+    hearing, clean and in pink noise (measured: 2 of 18 "wrong"s before)."""
     from banker.config import load_config
     from banker.nlu.matcher import Recognized
     from banker.speech.engine import make_engine

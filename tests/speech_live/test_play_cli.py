@@ -184,7 +184,7 @@ def test_a_command_in_a_noisy_room(sound_card: SoundCard, said, tmp_path: Path) 
 
 
 def test_ctrl_c_in_a_voice_game_says_the_game_is_saved(sound_card: SoundCard, tmp_path: Path) -> None:
-    """Issue 11, item 10: Ctrl-C leaves with the game saved, and he says (and prints) so."""
+    """Ctrl-C leaves with the game saved, and he says (and prints) so."""
     import signal
 
     env = _env(sound_card.env, tmp_path)

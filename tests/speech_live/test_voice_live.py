@@ -179,7 +179,7 @@ def test_players_join_by_pressing_their_buttons(sound_card: SoundCard, tts: Pipe
 
 def test_a_press_and_silence_is_answered_and_ctrl_d_says_the_game_is_saved(
         sound_card: SoundCard, table: Table) -> None:
-    """Issue 11, item 10: a press with nothing said (no auction, no question) is not ignored,
+    """A press with nothing said (no auction, no question) is not ignored,
     and the end of input says the game is saved, on a line of its own."""
     table.out.wait_for(r"Welcome to Monopoly")
     table.quiet()
@@ -195,7 +195,7 @@ def test_a_press_and_silence_is_answered_and_ctrl_d_says_the_game_is_saved(
 
 def test_the_beep_does_not_end_the_turn_when_the_microphone_hears_the_speaker(  # type: ignore[no-untyped-def]
         sound_card: SoundCard, echo: None, table: Table, said) -> None:
-    """Issue 11, item 13: with the speaker heard by the microphone (20 dB down), a bare press is
+    """With the speaker heard by the microphone (20 dB down), a bare press is
     still a bid, and a command spoken 0.6 s after the press is still understood."""
     table.out.wait_for(r"Welcome to Monopoly")
     table.quiet()
@@ -252,7 +252,7 @@ class Joiners:
 
 def test_joining_warns_before_it_closes_and_a_late_third_player_still_sits(  # type: ignore[no-untyped-def]
         sound_card: SoundCard, tts: PiperTTS) -> None:
-    """Issue 11, item 8: the window no longer closes without a word 5 s after the last join;
+    """The window no longer closes without a word 5 s after the last join;
     a third player pressing 6 s after the second joined is seated."""
     j = Joiners(tts)
     try:
