@@ -1,4 +1,6 @@
-"""The ``banker`` command (README, "Playing"). Exit status: 0 ok, 1 a check failed, 2 bad usage/input.
+"""The ``banker`` command (``banker --help`` lists every subcommand with an example).
+
+Exit status: 0 ok, 1 a check failed, 2 bad usage or input.
 
 A user's mistake gets one plain sentence on stderr, never a traceback.
 """
@@ -7,14 +9,47 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.metadata
 import json
 import os
 import sys
+import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 
 from banker.config import ConfigError
 from banker.editions import EditionError, available_editions, load_edition
+
+# every subcommand: its one line of help and an example (``banker --help``, ``banker CMD --help``)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "play": ("play a game at the table: press your button, speak, Mr. Monopoly banks",
+             "banker play --edition secret-vault --players duck,dog,hat\n"
+             "  banker play --keyboard --players racecar,dog\n  banker play --resume"),
+    "editions": ("list the editions, their tokens and their rule options", "banker editions"),
+    "phrases": ("list every command with the ways to say it", "banker phrases --edition jackpot"),
+    "state": ("print a saved game's cash, owners and buildings, without changing it",
+              "banker state --json"),
+    "replay": ("run scripted games (transcripts) and check every expectation",
+               "banker replay tests/transcripts/voice-banking/*.yaml"),
+    "transcribe": ("say what recordings are heard as, and what play would do with them",
+                   "banker transcribe --json turn.wav"),
+    "say": ("Mr. Monopoly says a line (to the speaker, or to a WAV file)",
+            "banker say Welcome to the table --out hello.wav"),
+    "bench": ("measure recognition, latency and memory (see docs/bench.md)",
+              "banker bench --quick"),
+}
+
+
+def version() -> str:
+    """The installed version, or pyproject's for a source tree that was never installed."""
+    try:
+        return importlib.metadata.version("banker")
+    except importlib.metadata.PackageNotFoundError:
+        pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+        try:
+            return str(tomllib.loads(pyproject.read_text())["project"]["version"])
+        except (OSError, KeyError, tomllib.TOMLDecodeError):
+            return "unknown"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -24,10 +59,21 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="banker", description="Mr. Monopoly, an offline voice banker.")
-    sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+    p = _Parser(prog="banker", description="Mr. Monopoly, an offline voice banker for Monopoly.",
+                epilog="examples:\n" + "\n".join(f"  {ex.splitlines()[0]}" for _, ex in COMMANDS.values())
+                + "\n\n`banker COMMAND --help` explains each command.",
+                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"banker {version()}")
+    sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser, metavar="COMMAND")
 
-    play = sub.add_parser("play", help="play a game at the table")
+    def command(name: str) -> argparse.ArgumentParser:
+        line, example = COMMANDS[name]
+        label = "examples" if "\n" in example else "example"
+        return sub.add_parser(name, help=line, description=line[0].upper() + line[1:] + ".",
+                              epilog=f"{label}:\n  {example}",
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+
+    play = command("play")
     play.add_argument("--edition", metavar="ID",
                       help="the edition to play (default voice-banking; `banker editions` lists them)")
     play.add_argument("--players", metavar="T1,T2,…",
@@ -45,11 +91,11 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--no-screen", action="store_true", help="no table screen")
     play.add_argument("--no-browser", action="store_true", help="only print the table screen's address")
 
-    rp = sub.add_parser("replay", help="run transcripts")
+    rp = command("replay")
     rp.add_argument("files", nargs="+", type=Path, metavar="FILE.yaml", help="transcripts to run")
     rp.add_argument("--report", type=Path, metavar="FILE.json", help="also write every step to a JSON report")
 
-    tr = sub.add_parser("transcribe", help="recognise WAV files")
+    tr = command("transcribe")
     tr.add_argument("--edition", default="voice-banking", metavar="ID",
                     help="the edition whose names and rules the recogniser uses (default voice-banking)")
     tr.add_argument("--context", type=Path, metavar="FILE.yaml",
@@ -59,17 +105,20 @@ def build_parser() -> argparse.ArgumentParser:
                     help="a rule option or a setting such as asr.engine=vosk; may be repeated")
     tr.add_argument("wavs", nargs="+", type=Path, metavar="WAV", help="recordings to recognise")
 
-    say = sub.add_parser("say", help="Mr. Monopoly says TEXT")
+    say = command("say")
     say.add_argument("text", nargs="+", help="what to say")
     say.add_argument("--out", type=Path, metavar="FILE.wav", help="write a WAV file instead of speaking")
 
-    st = sub.add_parser("state", help="print a game's state")
+    st = command("state")
     st.add_argument("--game", type=Path, metavar="PATH", help="the game file (default: the latest game)")
     st.add_argument("--json", action="store_true", help="the transcripts' expectation keys, as JSON")
 
-    sub.add_parser("editions", help="list editions")
+    command("editions")
+    ph = command("phrases")
+    ph.add_argument("--edition", default="voice-banking", metavar="ID",
+                    help="the edition whose commands to list (default voice-banking)")
 
-    b = sub.add_parser("bench", help="speech benchmarks")
+    b = command("bench")
     b.add_argument("--quick", action="store_true", help="a small dev set, for a quick look")
     b.add_argument("--out", type=Path, metavar="FILE.json", help="write the JSON report here")
     b.add_argument("--commands", type=_count,
@@ -163,6 +212,8 @@ def _dispatch(args: argparse.Namespace) -> int:
     try:
         if args.cmd == "editions":
             return cmd_editions()
+        if args.cmd == "phrases":
+            return cmd_phrases(args.edition)
         if args.cmd == "replay":
             from banker.frontends.replay import replay_files
 
@@ -208,6 +259,13 @@ def cmd_editions() -> int:
         print(f"  tokens: {', '.join(t.id for t in ed.tokens)}")
         for o in ed.options:
             print(f"  option {o.name}: {' | '.join(o.choices)} (default {o.default}){' - ' + o.doc if o.doc else ''}")
+    return 0
+
+
+def cmd_phrases(edition: str) -> int:
+    from banker.nlu.phrases import phrase_lines
+
+    print("\n".join(phrase_lines(load_edition(edition))))
     return 0
 
 
