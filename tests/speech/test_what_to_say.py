@@ -1,0 +1,46 @@
+"""The README's "What to say" tables agree with ``banker phrases``: every phrase they quote is
+understood by the matcher as a command, and is one of the sentences ``banker phrases`` lists for
+that command, with the names and amounts it happens to use (streets, tokens, numbers) set aside.
+Typed, no audio: ``test_readme_phrases.py`` says the same phrases to the recogniser."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from banker.editions import load_edition
+from banker.nlu.matcher import Matcher, Recognized
+from banker.nlu.normalize import normalize, with_placeholders
+from banker.nlu.phrases import commands
+
+from .readme_phrases import SECTIONS, phrases
+
+
+def _shape(text: str, names: dict[str, str]) -> str:
+    """``text`` with every street and token name a marker and every number ``#``."""
+    norm = " " + with_placeholders(text)[0] + " "
+    for spoken in sorted(names, key=len, reverse=True):
+        norm = norm.replace(f" {spoken} ", f" {names[spoken]} ")
+    return re.sub(r"\bthe (STREET|PLAYER)\b", r"\1", " ".join(norm.split()))
+
+
+@pytest.mark.parametrize("edition", sorted(SECTIONS))
+def test_the_readme_tables_agree_with_banker_phrases(edition: str) -> None:
+    ed = load_edition(edition)
+    matcher = Matcher.for_edition(ed)
+    values = matcher.slot_values()
+    names = {normalize(v): "STREET" for v, _ in values["property"]}
+    names.update({normalize(v): "PLAYER" for v, _ in values["player"]})
+    listed: dict[str, set[str]] = {}
+    for cmd in commands(ed, matcher.grammar):
+        for phrasing in cmd.phrasings:
+            for sentence in phrasing.sentences:
+                listed.setdefault(_shape(sentence, names), set()).add(cmd.intent)
+    apart = []
+    for phrase in phrases(edition):
+        heard = matcher.match(phrase)
+        intent = heard.intent if isinstance(heard, Recognized) else None
+        if intent is None or intent not in listed.get(_shape(phrase, names), set()):
+            apart.append((phrase, intent, _shape(phrase, names)))
+    assert apart == [] and len(phrases(edition)) >= 10
