@@ -77,8 +77,8 @@ CLOSE_FACTOR = 0.9
 
 # a money command heard without the slot it needs ("buy" alone, the two-step form): acting on
 # it is asking for the rest ("Which property?"), and that answer is judged as the whole money
-# command, so a query's certainty is enough; below it, "Did you say buy?" as before (session
-# 18: a clean piper "buy" heard at 0.74 was asked "did you say buy?", then its street answered
+# command, so a query's certainty is enough; below it, "Did you say buy?" as before (a clean
+# piper "buy" heard at 0.74 was asked "did you say buy?", then its street answered
 # that question instead of the one it was meant for)
 OPENS = "opens"
 THRESHOLDS = {"money": ACCEPT_MONEY, "low": ACCEPT_LOW, "harmless": ACCEPT_SAFE,

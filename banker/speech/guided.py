@@ -7,8 +7,8 @@ may only write a token that keeps the text on some command, so the model's own s
 among commands: the one that fits the sound best per token. That mean log-probability per
 token says how well the command fits: chatter forced onto a command scores far below a
 command said (bench dev set, seed 2026, 260 lines a condition: every chatter line below -2,
-176 of 177 clean commands at -1.75 or better written right, babble 10 dB 99 of 102; session
-22, when the search still kept the best sum), unless the talk began with a command word
+176 of 177 clean commands at -1.75 or better written right, babble 10 dB 99 of 102;
+measured when the search still kept the best sum), unless the talk began with a command word
 (``covers``).
 
 Pure logic: ``TokenWalk`` follows the automaton token by token and ``search`` runs the beam
