@@ -1,0 +1,54 @@
+"""The repository speaks of the code, not of its history: no tracked file names the work
+period or the issue that changed something ("session 21", "issue 10 item 5", "sessions 26-27").
+A reader can't look those up and git already records them; a comment says what a thing does
+and why, with the measurement. ``docs/decisions-*.md`` are notes being folded into
+``docs/decisions.md`` and are left out until they are."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+# "session 21", "issue 10", "Issues 10 and 11", a number on the next comment line too
+HISTORY = re.compile(r"\b(?:session|issue)s?[ \t]*(?:\n[ \t]*(?:#|//|\*)?[ \t]*)?\d+|\bwork periods?\b",
+                     re.IGNORECASE)
+SKIPPED = re.compile(r"^docs/decisions-[^/]+\.md$")
+
+
+def _tracked() -> list[str]:
+    try:
+        out = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True)
+        return [p for p in out.stdout.decode().split("\0") if p]
+    except (OSError, subprocess.CalledProcessError):  # not a git checkout: every file there
+        return [str(p.relative_to(ROOT)) for p in ROOT.rglob("*")
+                if p.is_file() and ".git" not in p.parts]
+
+
+def mentions(text: str) -> list[str]:
+    """Each place ``text`` names a work period or an issue number."""
+    return [" ".join(m.group(0).split()) for m in HISTORY.finditer(text)]
+
+
+def test_the_pattern_finds_what_it_is_for() -> None:
+    found = mentions("tuned (sess" "ion 21), see Iss" "ue 10 item 5; in the last\n# sess" "ion\n# 23 run;"
+                     " one work" " period")
+    assert len(found) == 4, found
+    assert mentions("the Session class keeps one session per game; issue a refund of 200") == []
+
+
+def test_no_tracked_file_names_a_work_period_or_an_issue() -> None:
+    files = [p for p in _tracked() if not SKIPPED.match(p)]
+    assert len(files) > 100
+    found = []
+    for rel in files:
+        path = ROOT / rel
+        if not path.is_file():
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue  # audio, images: no words
+        found += [f"{rel}: {m}" for m in mentions(text)]
+    assert found == []
