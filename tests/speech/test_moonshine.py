@@ -757,7 +757,8 @@ def test_a_sure_first_reading_is_not_vetoed_by_its_own_words_said_unclearly(
     h = NewGameJudge(sv, matcher=grammar.matcher).hear(heard.text, heard.confidence)
     assert (h.intent, h.decision) == ("status", "accept"), h
     monkeypatch.setattr(ear_rules, "VETO_NEAR", 0.0)
-    # held to the grammar, Moonshine's decoder reads the first reading's words too (``HELD_ABOVE``): that alone keeps the reading from the veto as well
+    # held to the grammar, Moonshine's decoder reads the first reading's words too
+    # (``HELD_ABOVE``): that alone keeps the reading from the veto as well
     kept = ears.recognize(pcm, "any")
     assert "second_ear_vetoed" not in kept.details, kept
     assert ears.second.recognize(pcm, "any").alternatives == (("what is in the vault", 0.0),)
