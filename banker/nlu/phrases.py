@@ -44,8 +44,8 @@ def examples(edition: Edition, grammar: Grammar) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {k: [v] for k, v in EXAMPLE_VALUES.items()}
     # a deal's sides take alternate streets, so no street is named twice in one sentence
     for i, (first, more) in enumerate(MORE_STREETS.items()):
-        side = streets if first == "property" else streets[i - 1::2]
-        out.update({slot: [side[k]] for k, slot in enumerate((first, *more))})
+        side = (streets if first == "property" else streets[i - 1::2]) or streets or ["{street}"]
+        out.update({slot: [side[k % len(side)]] for k, slot in enumerate((first, *more))})
     ids = [t.id for t in edition.tokens]
     out["player"] = ["dog" if "dog" in ids else ids[1 % len(ids)]]
     out["outcome"] = list(grammar.lists.get("outcome", []))
