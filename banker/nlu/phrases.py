@@ -1,11 +1,12 @@
 """What to say: every command of an edition with the ways to say it, for people.
 
-``banker phrases`` prints this list, and a test holds the README's "what to say" tables to it,
-so neither drifts from ``grammars/commands.yaml``. Each template is walked with the one
-template walker (``walk.paths``): the filler rules that are optional as a whole (``<i_will>``,
-``<please>``: "I would like to … please") are left out, every other optional word is shown both
-ways, and each slot gets one example value of the edition (a street, a token, "two hundred"),
-so every line is a sentence a player can say as it is. Pure: no I/O beyond the grammar file.
+``banker phrases`` prints this list, and tests hold the README's "what to say" tables and the
+"help" line to it, so none of them drifts from ``grammars/commands.yaml``. Each template is
+walked with the one template walker (``walk``): the filler rules that are optional as a whole
+(``<i_will>``, ``<please>``: "I would like to … please") are left out, and each slot gets one
+example value of the edition (a street, a token, "two hundred"). A ``Phrasing`` is the template
+as people read it (``(buy | purchase) [the] Baltic Avenue``) and every sentence it stands for,
+which a test hands to the matcher. Pure: no I/O beyond reading the grammar file.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from banker.nlu.templates import Grammar, load_grammar
 PREFERRED_STREETS = ("Baltic Avenue", "Park Place", "Oriental Avenue", "Boardwalk",
                      "Vermont Avenue", "Ventnor Avenue")
 EXAMPLE_VALUES = {"amount": "two hundred", "number": "four"}
-# the player example, the tokens' "the" being the templates' own "[the]"
 RISK_NOTE = {"money": "moves money", "low": "changes the game", "harmless": "a question"}
 
 
@@ -46,7 +46,7 @@ def examples(edition: Edition, grammar: Grammar) -> dict[str, list[str]]:
     for i, (first, more) in enumerate(MORE_STREETS.items()):
         side = (streets if first == "property" else streets[i - 1::2]) or streets or ["{street}"]
         out.update({slot: [side[k % len(side)]] for k, slot in enumerate((first, *more))})
-    ids = [t.id for t in edition.tokens]
+    ids = [t.id for t in edition.tokens]  # the templates say "[the] {player}" themselves
     out["player"] = ["dog" if "dog" in ids else ids[1 % len(ids)]]
     out["outcome"] = list(grammar.lists.get("outcome", []))
     return out
