@@ -106,7 +106,7 @@ def start_game(edition_id: str | None, players_text: str | None, option_items: l
                           seed=loaded.header.seed, journal=gf, on_say=on_say,
                           history=loaded.transactions)
         if loaded.repaired_from is not None:
-            session.say("journal_repaired", count=len(loaded.transactions))
+            session.say("journal_repaired", count=loaded.kept_upto())
         if session.state.game_over:
             session.announce_result()
         else:
