@@ -39,7 +39,7 @@ def wealth_chart(edition: Edition, players: list[tuple[str, str]], series: list[
                      f'{escape(edition.fmt(v))}</text>')
     parts.append(f'<text x="{LEFT + inner_w / 2}" y="{H - 10}" text-anchor="middle" class="axis">'
                  f'transactions</text>')
-    for k, (name, colour) in enumerate(players):
+    for k, (_name, colour) in enumerate(players):
         points = " ".join(f"{x(i):.1f},{y(row[k]):.1f}" for i, row in enumerate(series))
         dash = f' stroke-dasharray="{DASHES[k % len(DASHES)]}"' if DASHES[k % len(DASHES)] else ""
         parts.append(f'<polyline points="{points}" fill="none" stroke="{colour}" stroke-width="5"{dash}/>')

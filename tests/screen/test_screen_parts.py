@@ -3,6 +3,7 @@ grammar, the chart, the game thread's cost, and the page's files in the wheel.""
 
 from __future__ import annotations
 
+import itertools
 import re
 import time
 import tomllib
@@ -133,7 +134,7 @@ def test_the_end_names_keep_the_order_of_the_amounts() -> None:
         ranked = sorted(range(len(finals)), key=lambda k: -finals[k])
         tops = [ys[names[k][0]] for k in ranked]
         assert tops == sorted(tops) and len(set(tops)) == len(tops), (finals, ys)
-        assert all(b - a >= 26 for a, b in zip(tops, tops[1:])), "names print on top of each other"
+        assert all(b - a >= 26 for a, b in itertools.pairwise(tops)), "names print on top of each other"
 
 
 def test_a_betting_round_shows_the_bets_off_the_cash_and_on_the_table(tmp_path: Path) -> None:
