@@ -167,3 +167,19 @@ def _varint(data: bytes, off: int) -> tuple[int, int]:
         if b < 0x80:
             return value, off + i + 1
     raise AssertionError("unreachable")
+
+
+def test_a_destroyed_root_page_keeps_every_entry_on_the_leaves(played: Path, tmp_path: Path) -> None:
+    """The entries' root page (an interior page: the leaves hang under it) zeroed: SQLite
+    reaches no entry at all, but every leaf is intact, so every entry is read off the pages."""
+    db = sqlite3.connect(f"file:{played}?mode=ro", uri=True)
+    try:
+        root = db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'entries'").fetchone()[0]
+    finally:
+        db.close()
+    data = bytearray(played.read_bytes())
+    assert data[(root - 1) * 4096] == 0x05, "the root is an interior page"
+    data[(root - 1) * 4096:root * 4096] = bytes(4096)
+    game = tmp_path / "g.sqlite"
+    game.write_bytes(bytes(data))
+    _check(game, played, len(_rows(played)))
