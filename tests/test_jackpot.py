@@ -244,7 +244,7 @@ def test_betting_needs_an_open_round_a_free_player_and_the_taker_to_spin() -> No
     assert refusal(state, "dog", "bet", amount=100) == "no_betting"
     assert refusal(state, "car", "spin") == "no_betting"
     state, _ = play(state, "hat", "go_to_jail")
-    assert refusal(state, "hat", "chance") == "jail_no_chance"
+    assert refusal(state, "hat", "chance") == "jail_landing"
     state, _ = play(state, "car", "chance")
     assert refusal(state, "hat", "bet", amount=100, held_by="car") == "jail_no_bet"
     assert refusal(state, "dog", "spin", held_by="car") == "only_taker"

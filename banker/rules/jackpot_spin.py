@@ -36,9 +36,8 @@ class SpinnerRules(JackpotCore):
         return str(taker)
 
     def do_chance(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
-        """Opens the betting round. Players in jail can't take a chance (nor bet)."""
-        if self.jailed(state, cmd.player):
-            raise Refusal("jail_no_chance", player=Who(cmd.player))
+        """Opens the betting round. Players in jail can't take a chance (``Rules.decide``
+        refuses every landing command in jail) nor bet."""
         return Outcome(hold=self.betting(cmd.player)).say("place_bets", player=Who(cmd.player))
 
     def do_bet(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
