@@ -6,6 +6,7 @@ Front ends (keyboard, voice) call ``start_game`` and then feed the session.
 from __future__ import annotations
 
 import random
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,7 @@ from banker.editions.model import Edition
 from banker.interpreter.session import Session
 from banker.journal import GameFile, JournalError, default_game_path, latest_game
 from banker.journal.sqlite import Header
+from banker.paths import user_data_dir
 from banker.rules import Money
 
 SAVED = "Game saved. Resume with banker play --resume."
@@ -23,8 +25,16 @@ SAVED = "Game saved. Resume with banker play --resume."
 
 def farewell(session: Session) -> str | None:
     """The last line when play stops before the game is over (Ctrl-C, Ctrl-D, the end of a
-    pipe): the game is on disk, and how to go on with it. None once the game is over."""
-    return None if session.state.game_over else SAVED
+    pipe): the game is on disk, and how to go on with it. None once the game is over.
+
+    A game kept outside the default folder is named (``--resume --game PATH``): a plain
+    ``--resume`` looks in the default folder and would resume another game."""
+    if session.state.game_over:
+        return None
+    path = session.journal.path if isinstance(session.journal, GameFile) else None
+    if path is None or path.resolve().parent == (user_data_dir() / "games").resolve():
+        return SAVED
+    return f"{SAVED[:-1]} --game {shlex.quote(str(path))}."
 
 
 class UsageError(Exception):
@@ -106,7 +116,7 @@ def start_game(edition_id: str | None, players_text: str | None, option_items: l
                           seed=loaded.header.seed, journal=gf, on_say=on_say,
                           history=loaded.transactions)
         if loaded.repaired_from is not None:
-            session.say("journal_repaired", count=len(loaded.transactions))
+            session.say("journal_repaired", count=loaded.kept_upto())
         if session.state.game_over:
             session.announce_result()
         else:

@@ -321,7 +321,7 @@ def cmd_state(args: argparse.Namespace) -> int:
     loaded = GameFile(path).peek()
     if loaded.damaged:
         print(f"banker: the game file {path} is damaged; this is the state up to transaction "
-              f"{loaded.kept}, and `banker play --resume` will repair it.", file=sys.stderr)
+              f"{loaded.kept_upto()}, and `banker play --resume` will repair it.", file=sys.stderr)
     ed = parse_edition(loaded.header.edition_yaml, str(path))
     base = rules_for(ed).initial_state(loaded.header.players, loaded.header.options, loaded.header.seed)
     state = fold(base, [e for tx in loaded.transactions for e in tx.events])

@@ -62,6 +62,7 @@ def load_config(path: Path | None = None, overrides: Mapping[str, str] | None = 
     # A file named on purpose (argument or BANKER_CONFIG) must be there; the per-user one may not.
     if path is not None or os.environ.get("BANKER_CONFIG") or user.exists():
         data = _merge(data, _read(user))
+    file_ok = not _problems(data)
     for key, value in (overrides or {}).items():
         node = data
         parts = key.split(".")
@@ -75,11 +76,22 @@ def load_config(path: Path | None = None, overrides: Mapping[str, str] | None = 
             node[parts[-1]] = safe_yaml.safe_load(value) if value else value
         except yaml.YAMLError:
             raise ConfigError(f"--option {key}: {value!r} is not a value I can read.") from None
+    problems = _problems(data)
+    if problems and file_ok and overrides:  # the file is good: the command line is wrong
+        given = " ".join(f"--option {k}={v}" for k, v in overrides.items())
+        raise ConfigError(f"{given} doesn't work: " + "; ".join(problems) + ".")
     validate(data, str(user))
     return data
 
 
 def validate(data: Mapping[str, Any], source: str) -> None:
+    problems = _problems(data)
+    if problems:
+        raise ConfigError(f"The config file {source} is broken: " + "; ".join(problems) + ".")
+
+
+def _problems(data: Mapping[str, Any]) -> list[str]:
+    """Every setting that can't be used, as a short phrase each."""
     problems: list[str] = []
     asr = data.get("asr", {})
     if not isinstance(asr, dict):
@@ -101,5 +113,4 @@ def validate(data: Mapping[str, Any], source: str) -> None:
     audio = data.get("audio", {})
     if not isinstance(audio, dict):
         problems.append("audio must be a mapping")
-    if problems:
-        raise ConfigError(f"The config file {source} is broken: " + "; ".join(problems) + ".")
+    return problems

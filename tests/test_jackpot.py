@@ -244,7 +244,7 @@ def test_betting_needs_an_open_round_a_free_player_and_the_taker_to_spin() -> No
     assert refusal(state, "dog", "bet", amount=100) == "no_betting"
     assert refusal(state, "car", "spin") == "no_betting"
     state, _ = play(state, "hat", "go_to_jail")
-    assert refusal(state, "hat", "chance") == "jail_no_chance"
+    assert refusal(state, "hat", "chance") == "jail_landing"
     state, _ = play(state, "car", "chance")
     assert refusal(state, "hat", "bet", amount=100, held_by="car") == "jail_no_bet"
     assert refusal(state, "dog", "spin", held_by="car") == "only_taker"
@@ -344,16 +344,23 @@ def test_build_house_with_every_street_owned_does_nothing() -> None:
 
 
 def test_steal_house_by_a_thief_with_ten_streets() -> None:
-    """The thief with all 10 houses out steals nothing, and is told so (it
-    used to be asked which of their own houses to move)."""
+    """editions.md, "Jackpot steal house": a thief with all 10 houses out still steals (the
+    rulebook's NOTE: "you CAN still steal"), asked which own street to vacate; "none" leaves
+    the stolen street unowned."""
     state, _ = play(new(), "car", "collect", amount=4000)
     state = owned(state, "car", *ED.street_names[:10])
     state = owned(state, "dog", "Boardwalk")
     spun, out = chance(state, "car", {}, "steal house")
-    assert out.question is None and out.hold is None and "no_steal_full" in keys(out)
-    assert spun.owner("Boardwalk") == "dog" and len(spun.owned_by("car")) == 10
-    with pytest.raises(Refusal):  # nor can the choice be forced in afterwards
-        decide(spun, "car", "steal_house", property="Boardwalk")
+    assert out.question is not None and out.question.key == "ask_steal"
+    asked, out2 = answer(spun, out, property="Boardwalk")
+    assert out2.question is not None and out2.question.key == "ask_vacate"
+    assert "none" in out2.question.choices and asked.owner("Boardwalk") == "dog"
+    after, done = answer(asked, out2, give="Mediterranean Avenue")
+    assert after.owner("Boardwalk") == "car" and after.owner("Mediterranean Avenue") is None
+    assert len(after.owned_by("car")) == 10 and done.hold is None
+    after, done = answer(asked, out2, give="none")
+    assert after.owner("Boardwalk") is None and len(after.owned_by("car")) == 10
+    assert after.owned_by("dog") == [] and done.hold is None
 
 
 def test_steal_and_swap_need_someone_elses_street() -> None:

@@ -34,6 +34,23 @@ def parse_line(line: str, session: Session) -> tuple[str, str | None] | None:
     asked = session.asked_players()
     if len(asked) == 1:
         return next(iter(asked)), s
+    return _anyones_question(s, session)
+
+
+# questions whose answer is the same whoever asks ("who's winning", "who owns Boardwalk")
+ANYONES = frozenset({"status", "owner", "guesses", "help"})
+
+
+def _anyones_question(text: str, session: Session) -> tuple[str, str] | None:
+    """A question typed without a token, asked for the table: answered (as the first seated
+    player's, which changes nothing) when its answer doesn't depend on who asks."""
+    seated = [p for p in session.state.order if p in session.state.seated]
+    if not seated:
+        return None
+    h = session.understand(text, seated[0])
+    mine = h.intent == "balance" and h.slots.get("player") is None  # "what's my balance"
+    if h.decision == "accept" and (h.intent in ANYONES or (h.intent == "balance" and not mine)):
+        return seated[0], text
     return None
 
 

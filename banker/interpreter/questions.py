@@ -202,6 +202,21 @@ def unless_refused(hearing: Hearing, refused: tuple[float, Command] | None,
     return hearing
 
 
+# an amount above this, where the edition's money is unlimited, is far beyond any game
+FAR_BEYOND = 100_000
+
+
+def far_beyond(hearing: Hearing, money_total: int | None) -> Hearing:
+    """``hearing``, asked about (confirm) instead of done at once when its amount is more
+    than all the money of the edition (``money_total``), or than ``FAR_BEYOND`` where money is
+    unlimited: "collect one million" is a slip of the tongue or the keys, even when typed."""
+    amount = hearing.slots.get("amount")
+    limit = money_total if money_total is not None else FAR_BEYOND
+    if hearing.decision != "accept" or not isinstance(amount, int) or amount <= limit:
+        return hearing
+    return replace(hearing, decision="confirm")
+
+
 def ask_confirm(s: Session, player: str, hearing: Hearing) -> None:
     """ "Did you say …?" about an uncertain hearing: nothing moves until yes."""
     cmd = Command(player, Intent(hearing.intent, dict(hearing.slots)))

@@ -258,7 +258,12 @@ class Session:
         if hearing.instead is not None:  # "Racecar isn't playing in this game." first
             self.say(f"refused.{hearing.instead[0]}", player=Who(hearing.instead[1]))
         hearing = questions.unless_refused(hearing, refused, confidence, self.clock.now())
-        if hearing.decision == "confirm" and confidence is not None and not hearing.choose:
+        huge = questions.far_beyond(hearing, self.edition.money_total)
+        if huge is not hearing and not self.legal(player, hearing.intent, hearing.slots):
+            huge = hearing  # the rules refuse it anyway: the reason is said at once
+        if huge is not hearing or (hearing.decision == "confirm" and confidence is not None
+                                   and not hearing.choose):
+            hearing = huge
             questions.ask_confirm(self, player, hearing)
             return
         if hearing.candidates and len(hearing.candidates) > 1:

@@ -6,6 +6,8 @@ participants are asked (``UndoQuestion``) and a yes from one of them undoes it.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from banker.interpreter.questions import ANSWER_TIMEOUT, UndoQuestion
@@ -16,9 +18,22 @@ if TYPE_CHECKING:
     from banker.interpreter.session import Session
 
 
-def what(tx: Transaction) -> str:
-    """What a transaction was, in a few words, for "undone: …"."""
-    return tx.said[0].rstrip(".!") if tx.said else tx.intent.replace("_", " ")
+def what(tx: Transaction, balances: Iterable[str] = ()) -> str:
+    """What a transaction was, in a few words, for "undone: …": its reply's first line
+    without the balances it ended with (``balances``, as written: the cash the undo takes
+    back), which would be said before the balances the undo gives ("… again")."""
+    if not tx.said:
+        return tx.intent.replace("_", " ")
+    sentences = re.findall(r"[^.!?]+[.!?]*", tx.said[0])
+    while len(sentences) > 1 and _balance(sentences[-1], set(balances)):
+        sentences.pop()
+    return "".join(sentences).strip().rstrip(".!")
+
+
+def _balance(sentence: str, balances: set[str]) -> bool:
+    """"You have M1,590.", "M1,440 left.", "Racecar has M1,590 left.": one of ``balances``."""
+    words = set(re.findall(r"[A-Za-z]+", sentence.lower()))
+    return bool(words & {"left", "have", "has"}) and any(b in sentence for b in balances)
 
 
 def brief(s: Session, tx: Transaction) -> str:
@@ -43,11 +58,20 @@ def ask_undo(s: Session, player: str) -> None:
     if player in tx.participants or not tx.participants:
         do_undo(s, tx, player)
         return
-    asked = frozenset(tx.participants)
-    s.pending = UndoQuestion(asked=asked, deadline=s.clock.now() + ANSWER_TIMEOUT,
+    ask = who_agrees(s, tx)
+    s.pending = UndoQuestion(asked=frozenset(ask), deadline=s.clock.now() + ANSWER_TIMEOUT,
                              undo_seq=tx.seq, on_timeout="undo_declined")
     s.say("undo_confirm", player=Who(player), what=brief(s, tx), by=Who(tx.player or ""),
-          asked=Who(tx.participants[0]))
+          asked=Who(ask[0]))
+
+
+def who_agrees(s: Session, tx: Transaction) -> list[str]:
+    """Who may agree to undo ``tx``, the one named first: its participants still at the table
+    (a player it made bankrupt has left, and can't press to agree), the one who made it
+    first, then the others in turn order."""
+    seated = [p for p in tx.participants if p in s.state.seated] or list(tx.participants)
+    order = {p: i for i, p in enumerate(s.state.order)}
+    return sorted(seated, key=lambda p: (p != tx.player, order.get(p, len(order))))
 
 
 def agreed(s: Session, p: UndoQuestion, player: str) -> None:
@@ -68,9 +92,9 @@ def do_undo(s: Session, tx: Transaction, player: str | None) -> None:
     before = s.state
     s.history = [t for t in s.history if t.seq != tx.seq]
     s.state = s.committed_state()
-    s.say("undone", what=what(tx))
+    s.say("undone", what=what(tx, {s.edition.fmt(before.cash(p)) for p in before.players}))
     first = [tx.player] if tx.player in s.state.order else []
     for p in first + [o for o in s.state.order if o not in first]:
-        # "Undone: …" quotes the old reply, balance and all: say the new balances
+        # "Undone: …" quotes the old reply without its balances: say the new ones
         if p in before.players and before.cash(p) != s.state.cash(p):
             s.say("undone_cash", player=Who(p), cash=Money(s.state.cash(p)))

@@ -47,6 +47,12 @@ class Loaded:
     damaged: bool = False  # ``peek`` found damage it did not repair
     voices: dict[str, str] = field(default_factory=dict)  # token -> last stored voice values
 
+    def kept_upto(self) -> int:
+        """The N of "kept everything up to transaction N" after damage: the transactions the
+        game goes on with (undone ones left out). ``banker state`` on the damaged file and the
+        resume that repairs it both say this number, so they always agree."""
+        return len(self.transactions)
+
 
 @dataclass
 class Entry:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from banker.journal.codec import Header, Row, header_from_meta, valid_prefix
 from banker.journal.errors import JournalError
+from banker.journal.pages import scan_entries
 from banker.journal.wal import beside, main_file_damage, overlay_image, read_bytes, scan_wal
 
 
@@ -81,9 +82,15 @@ def read_image(image: bytes) -> Rows:
         except sqlite3.Error:
             raise Unreadable from None
         try:
-            return read_rows(db, check=False)
+            got = read_rows(db, check=False)
         finally:
             db.close()
+    # A damaged page inside the entries' tree hides the intact leaves under it from SQLite:
+    # the rows read off the pages themselves are used when they give a longer usable prefix.
+    scanned = scan_entries(image)
+    if len(valid_prefix(scanned)[0]) > len(valid_prefix(got.rows)[0]):
+        return Rows(got.meta, scanned, "entries were read off the pages")
+    return got
 
 
 @dataclass

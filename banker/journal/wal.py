@@ -171,6 +171,10 @@ def overlay_image(main: bytes, wal: WalScan) -> bytes:
     image = bytearray(b"".join(pages))
     if len(image) >= 100 and image.startswith(SQLITE_MAGIC):
         image[18:20] = b"\x01\x01"  # file format: legacy (no WAL)
+        # The page count the image really has: SQLite refuses a whole file whose header
+        # claims more pages than it holds (a main file cut short by a page or more).
+        image[28:32] = struct.pack(">I", count)
+        image[92:96] = image[24:28]
     return bytes(image)
 
 

@@ -18,7 +18,8 @@ SPEC_INTENT = {
     "trade_and_pay": "trade", "trade_for_cash": "trade", "trade_with_hotel": "trade",
     "trade_with_card": "trade", "trade_card": "trade", "trade_streets": "trade",
     "sell_with_card": "sell", "sell_with_hotel": "sell", "sell_card": "sell", "sell_hotel": "sell",
-    "buy_card": "buy_from", "buy_hotel": "buy_from",
+    "buy_card": "buy_from", "buy_hotel": "buy_from", "trade_for_hotel": "trade",
+    "trade_for_card": "trade", "buy_with_hotel": "buy_from", "buy_with_card": "buy_from",
 }
 #: a street slot -> the slots of the further streets on the same side of a deal
 MORE_STREETS = {"property": ("property2", "property3"), "give": ("give2", "give3"),

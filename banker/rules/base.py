@@ -25,6 +25,9 @@ from banker.rules.outcome import QUERIES, AllOf, Command, Draws, Intent, Line, M
 from banker.rules.state import GameState, Holding, Player
 
 TABLE_INTENTS = frozenset({"add_player", "remove_player"})  # every edition: see ``table.py``
+# What a space gives or takes when you land on it: refused in jail, where you haven't moved
+# (passing GO has its own refusal, ``jail_no_go``).
+LANDING = frozenset({"chance", "tax", "free_parking", "guess", "pay_to_guess", "train_ride"})
 
 Handler = Callable[[GameState, Command, Draws], Outcome]
 
@@ -100,6 +103,8 @@ class Rules:
                 raise Refusal("game_over")
             if state.players[cmd.player].out:
                 raise Refusal("player_out", player=Who(cmd.player))
+            if name in LANDING and self.jailed(state, cmd.player):
+                raise Refusal("jail_landing", player=Who(cmd.player))
         handler: Handler | None = getattr(self, "do_" + name, None)
         if handler is None or (name not in QUERIES and name not in self.intents
                                and name not in TABLE_INTENTS):

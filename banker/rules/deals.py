@@ -308,6 +308,26 @@ class DealRules(DebtRules):
         return self.combined(state, cmd, Side(card=True), Side(self.streets(cmd, "get")),
                              cmd.intent.get("player"))
 
+    def do_trade_for_hotel(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        """"trade Baltic Avenue for Park Place and a hotel (with the dog)"."""
+        return self.combined(state, cmd, Side(self.streets(cmd, "give")),
+                             Side(self.streets(cmd, "get"), hotels=1), cmd.intent.get("player"))
+
+    def do_trade_for_card(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        """"trade Baltic Avenue for Park Place and your get out of jail free card"."""
+        return self.combined(state, cmd, Side(self.streets(cmd, "give")),
+                             Side(self.streets(cmd, "get"), card=True), cmd.intent.get("player"))
+
+    def do_buy_with_hotel(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        """"buy Park Place and a hotel from the dog for 500"."""
+        return self.combined(state, cmd, Side(cash=self.amount(cmd)),
+                             Side(self.streets(cmd, "property"), hotels=1), self.named(cmd))
+
+    def do_buy_with_card(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        """"buy Park Place and the get out of jail free card from the dog for 500"."""
+        return self.combined(state, cmd, Side(cash=self.amount(cmd)),
+                             Side(self.streets(cmd, "property"), card=True), self.named(cmd))
+
     @staticmethod
     def named(cmd: Command) -> object:
         who = cmd.intent.get("player")

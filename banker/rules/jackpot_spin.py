@@ -36,9 +36,8 @@ class SpinnerRules(JackpotCore):
         return str(taker)
 
     def do_chance(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
-        """Opens the betting round. Players in jail can't take a chance (nor bet)."""
-        if self.jailed(state, cmd.player):
-            raise Refusal("jail_no_chance", player=Who(cmd.player))
+        """Opens the betting round. Players in jail can't take a chance (``Rules.decide``
+        refuses every landing command in jail) nor bet."""
         return Outcome(hold=self.betting(cmd.player)).say("place_bets", player=Who(cmd.player))
 
     def do_bet(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
@@ -196,9 +195,7 @@ class SpinnerRules(JackpotCore):
                 return self.ask("ask_build", taker, "property", then, free, player=Who(taker))
             out.say("no_build", player=Who(taker))
         elif outcome == "steal house":
-            if self.full(state, taker):  # all 10 houses are out: nothing can be stolen
-                out.say("no_steal_full", player=Who(taker), count=self.cap)
-            elif theirs:
+            if theirs:
                 return self.ask("ask_steal", taker, "property", then, theirs, player=Who(taker))
             else:
                 out.say("no_steal", player=Who(taker))
@@ -246,13 +243,11 @@ class SpinnerRules(JackpotCore):
 
     def do_steal_house(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
         """"steal house": another player's street becomes yours; their house goes back to their
-        supply. A thief who already holds 10 streets steals nothing, and is told so
-        (moving one of your own houses to steal was a choice nobody expected)."""
+        supply. A thief who already holds 10 streets still steals (the rulebook: "you CAN
+        still steal"): asked which of their own streets to vacate; "none" leaves the stolen
+        street unowned."""
         taker = self.spun(cmd, "steal house")
         ledger, out = _Ledger(state), Outcome()
-        if self.full(state, taker):
-            return self._choice_done(state, ledger, out.say("no_steal_full", player=Who(taker),
-                                                            count=self.cap))
         if cmd.intent.get("property") in GIVE_UP:
             return self._choice_done(state, ledger, out.say("choice_given_up", player=Who(taker)))
         street = self.street(cmd)

@@ -35,6 +35,7 @@ class SecretVaultRules(DealRules, VaultRules):
         "sell", "buy_from", "sell_hotel", "buy_hotel", "sell_card", "buy_card", "bankrupt",
         "third_roll", "trade_and_pay", "trade_for_cash", "sell_with_card", "sell_with_hotel",
         "trade_with_hotel", "trade_with_card", "trade_card", "trade_streets",
+        "trade_for_hotel", "trade_for_card", "buy_with_hotel", "buy_with_card",
     })
     bail_account = "vault"
     fine_account = "vault"

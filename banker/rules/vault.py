@@ -133,8 +133,11 @@ class VaultRules(DebtRules):
             events += [drawn, VaultCodeSet(int(code))]
         else:
             out.say("vault_reset_physical")
-        if keys:
-            left = self.locked_left(state)
+        left = self.locked_left(state) if keys else []
+        if len(left) == 1:  # nothing to choose: the key opens the last locked street now
+            out.events += [StreetUnlocked(left[0], source=p), OwnerChanged(left[0], p)]
+            out.say("unlocked", player=Who(p), street=left[0])
+        elif left:
             then = Command(p, Intent("use_key", {}))
             out.question = Question("ask_key", p, "property", then, tuple(left), lapses=True,
                                     params={"player": Who(p), "streets": left})

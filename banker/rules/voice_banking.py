@@ -136,7 +136,7 @@ class VoiceBankingRules(Rules):
             raise Refusal("not_your_street", street=give)
         other = state.owner(get)
         if other is None:
-            raise Refusal("no_owner", street=get)
+            raise Refusal("no_owner_to_trade", street=get)
         if other == p:
             raise Refusal("own_street", street=get)
         for s in (give, get):

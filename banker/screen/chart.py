@@ -39,16 +39,17 @@ def wealth_chart(edition: Edition, players: list[tuple[str, str]], series: list[
                      f'{escape(edition.fmt(v))}</text>')
     parts.append(f'<text x="{LEFT + inner_w / 2}" y="{H - 10}" text-anchor="middle" class="axis">'
                  f'transactions</text>')
-    ends: list[float] = []
-    for k, (name, colour) in enumerate(players):
+    for k, (_name, colour) in enumerate(players):
         points = " ".join(f"{x(i):.1f},{y(row[k]):.1f}" for i, row in enumerate(series))
         dash = f' stroke-dasharray="{DASHES[k % len(DASHES)]}"' if DASHES[k % len(DASHES)] else ""
         parts.append(f'<polyline points="{points}" fill="none" stroke="{colour}" stroke-width="5"{dash}/>')
-        ty = y(series[-1][k]) + 8
-        while any(abs(ty - e) < 26 for e in ends):
-            ty += 26  # names of players who ended level don't print on top of each other
-        ends.append(ty)
-        parts.append(f'<text x="{W - RIGHT + 12}" y="{ty:.1f}" class="end" fill="{colour}">{escape(name)}</text>')
+    # Names at the lines' ends, richest first (top down): a name pushed down to clear the one
+    # above never passes a player who ended with less.
+    last = -1e9
+    for k in sorted(range(len(players)), key=lambda k: -series[-1][k]) if series else []:
+        name, colour = players[k]
+        last = max(y(series[-1][k]) + 8, last + 26)
+        parts.append(f'<text x="{W - RIGHT + 12}" y="{last:.1f}" class="end" fill="{colour}">{escape(name)}</text>')
     parts.append("</svg>")
     return "".join(parts)
 

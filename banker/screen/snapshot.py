@@ -8,6 +8,7 @@ Amounts are written as the printed lines write them (``M1,440``, ``$2,000``).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from banker.editions.model import Edition
@@ -73,7 +74,7 @@ def build(edition: Edition, rules: Rules, folder: Folder, view: JournalView, now
     snap: dict[str, Any] = {
         "version": version,
         "edition": {"id": edition.id, "name": edition.name, "currency": edition.currency},
-        "players": _players(edition, rules, state, names, colours),
+        "players": _players(edition, rules, state, names, colours, live),
         "board": _board(edition, state, names, colours),
         "extras": _extras(edition, state, live, names),
         "now": _now(edition, now, names),
@@ -92,10 +93,12 @@ def build(edition: Edition, rules: Rules, folder: Folder, view: JournalView, now
 
 
 def _players(edition: Edition, rules: Rules, state: GameState, names: dict[str, str],
-             colours: dict[str, str]) -> list[dict[str, Any]]:
+             colours: dict[str, str], live: GameState) -> list[dict[str, Any]]:
+    """Each player; cash from ``live`` (a betting round's bets are off the bettors' cash and
+    on the table as stakes, as the table hears it), everything else as journalled."""
     out = []
     for t in state.order:
-        p = state.players[t]
+        p = replace(state.players[t], cash=live.players.get(t, state.players[t]).cash)
         items = [f"{n} {_item_word(k, n)}" for k, n in sorted(p.items.items()) if n]
         debt = state.debt if state.debt is not None and state.debt.debtor == t else None
         out.append({

@@ -6,6 +6,7 @@ The recognition stage's types (``Heard``, ``WordScore``, ``Recognizer``) live in
 
 from __future__ import annotations
 
+import struct
 import wave
 from pathlib import Path
 
@@ -35,27 +36,28 @@ class AudioFileError(Exception):
 def read_wav(path: Path) -> Pcm:
     """A WAV file as 16 kHz mono int16: channels are averaged, other rates resampled.
 
-    Accepts 8/16/24/32-bit integer PCM; anything else is an ``AudioFileError``.
+    Accepts 8/16/24/32-bit integer PCM and 32/64-bit float, plain or in the "extensible"
+    layout (what recorders and sox write above 16 bits); anything else is an ``AudioFileError``.
     """
     try:
         with wave.open(str(path), "rb") as w:
             channels, width, rate = w.getnchannels(), w.getsampwidth(), w.getframerate()
-            frames = w.readframes(w.getnframes())
+            frames, floats = w.readframes(w.getnframes()), False
     except FileNotFoundError:
         raise AudioFileError(f"{path} does not exist.") from None
     except IsADirectoryError:
         raise AudioFileError(f"{path} is a folder, not a WAV file.") from None
     except wave.Error as exc:
-        what = ("is not an integer PCM WAV file" if "unknown format" in str(exc)
-                else "is not a WAV file")
-        raise AudioFileError(f"{path} {what}.") from None
+        if "unknown format" not in str(exc):
+            raise AudioFileError(f"{path} is not a WAV file.") from None
+        channels, width, rate, frames, floats = _riff(path)
     except EOFError:
         raise AudioFileError(f"{path} is cut short.") from None
     except OSError:
         raise AudioFileError(f"{path} can't be read.") from None
-    if channels < 1 or width not in (1, 2, 3, 4) or rate < 4000:
+    if channels < 1 or width not in ((4, 8) if floats else (1, 2, 3, 4)) or rate < 4000:
         raise AudioFileError(f"{path} is not a usable PCM WAV file.")
-    data = _samples(frames, width)
+    data = _floats(frames, width) if floats else _samples(frames, width)
     if channels > 1:
         data = data[: len(data) // channels * channels].reshape(-1, channels).mean(axis=1)
     if rate != RATE and len(data):
@@ -63,14 +65,48 @@ def read_wav(path: Path) -> Pcm:
     return np.clip(np.round(data), -32768, 32767).astype(np.int16)
 
 
+PCM, IEEE_FLOAT, EXTENSIBLE = 1, 3, 0xFFFE
+
+
+def _riff(path: Path) -> tuple[int, int, int, bytes, bool]:
+    """(channels, bytes per sample, rate, sample bytes, float?) of a WAV file the ``wave``
+    module doesn't read: IEEE float, or the extensible layout with PCM or float inside."""
+    raw = path.read_bytes()
+    if raw[:4] != b"RIFF" or raw[8:12] != b"WAVE":
+        raise AudioFileError(f"{path} is not a WAV file.")
+    fmt: bytes | None = None
+    at = 12
+    while at + 8 <= len(raw):
+        cid, size = raw[at:at + 4], struct.unpack("<I", raw[at + 4:at + 8])[0]
+        body = raw[at + 8:at + 8 + size]
+        if cid == b"fmt ":
+            fmt = body
+        elif cid == b"data" and fmt is not None and len(fmt) >= 16:
+            tag, channels, rate, _rate, _align, bits = struct.unpack("<HHIIHH", fmt[:16])
+            if tag == EXTENSIBLE and len(fmt) >= 26:
+                tag = struct.unpack("<H", fmt[24:26])[0]  # the sub-format GUID's first field
+            if tag not in (PCM, IEEE_FLOAT) or bits % 8:
+                break
+            return channels, bits // 8, rate, body, tag == IEEE_FLOAT
+        at += 8 + size + (size & 1)
+    raise AudioFileError(f"{path} is not a PCM or float WAV file.")
+
+
+def _floats(frames: bytes, width: int) -> npt.NDArray[np.float64]:
+    """Float samples (full scale ±1.0) on the int16 scale."""
+    x = np.frombuffer(frames[: len(frames) // width * width], "<f4" if width == 4 else "<f8")
+    return np.nan_to_num(x.astype(np.float64)) * 32767.0
+
+
 def _samples(frames: bytes, width: int) -> npt.NDArray[np.float64]:
     """Integer PCM bytes as float samples on the int16 scale."""
+    frames = frames[: len(frames) // width * width]
     if width == 1:  # unsigned 8-bit
         return (np.frombuffer(frames, np.uint8).astype(np.float64) - 128.0) * 256.0
     if width == 2:
         return np.frombuffer(frames, "<i2").astype(np.float64)
     if width == 3:
-        b = np.frombuffer(frames[: len(frames) // 3 * 3], np.uint8).reshape(-1, 3)
+        b = np.frombuffer(frames, np.uint8).reshape(-1, 3)
         v = b[:, 0].astype(np.int32) | (b[:, 1].astype(np.int32) << 8) | (
             b[:, 2].astype(np.int32) << 16)
         v = np.where(v >= 1 << 23, v - (1 << 24), v)

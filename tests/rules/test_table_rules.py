@@ -149,7 +149,7 @@ JP_TEN = ("Mediterranean Avenue", "Baltic Avenue", "Oriental Avenue", "Connectic
           "Kentucky Avenue", "Illinois Avenue")
 
 
-def test_jackpot_steal_house_with_ten_streets_steals_nothing_and_says_so() -> None:
+def test_jackpot_steal_house_with_ten_streets_still_steals() -> None:
     from banker.rules.events import BuildingsChanged
     sc = Scenario.new("jackpot", ("car", "dog"))
     for s in JP_TEN:
@@ -157,9 +157,12 @@ def test_jackpot_steal_house_with_ten_streets_steals_nothing_and_says_so() -> No
     sc.given(OwnerChanged("Boardwalk", "dog"), BuildingsChanged("Boardwalk", 1, 0))
     sc.when("car", "chance")
     out = sc.when("car", "spinner", outcome="steal house", held_by="car")
-    assert out.question is None and out.hold is None  # the round is over
-    assert "no_steal_full" in keys(out)
-    assert sc.state.owner("Boardwalk") == "dog" and len(sc.state.owned_by("car")) == 10
+    assert out.question is not None and out.question.key == "ask_steal"
+    out = sc.answer(out, property="Boardwalk")
+    assert out.question is not None and out.question.key == "ask_vacate"
+    sc.answer(out, give="Baltic Avenue")
+    assert sc.state.owner("Boardwalk") == "car" and sc.state.owner("Baltic Avenue") is None
+    assert len(sc.state.owned_by("car")) == 10
 
 
 # --- 3. bail after the third failed roll is owed ---------------------------------------------

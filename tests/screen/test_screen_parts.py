@@ -3,6 +3,8 @@ grammar, the chart, the game thread's cost, and the page's files in the wheel.""
 
 from __future__ import annotations
 
+import itertools
+import re
 import time
 import tomllib
 from fnmatch import fnmatch
@@ -118,3 +120,36 @@ def test_the_page_files_ship_in_the_wheel() -> None:
         (ROOT / "banker" / "screen" / "assets" / "screen.css").read_text()
     assert "http" not in page.replace("http-equiv", "")  # nothing from a CDN or a font site
 
+
+
+def test_the_end_names_keep_the_order_of_the_amounts() -> None:
+    """Two players ending close together: the richer name stays above (a smaller y), whoever
+    sits first; before, the second name was pushed below the first even when it had more."""
+    ed = load_edition("voice-banking")
+    for finals in ([1500, 1510], [1510, 1500], [1500, 1500, 1505]):
+        names = [("Cat", "#f00"), ("Dog", "#0f0"), ("Hat", "#00f")][:len(finals)]
+        svg = wealth_chart(ed, names, [[1500] * len(finals), finals])
+        ys = {n: float(re.search(rf'y="([0-9.]+)" class="end" fill="[^"]+">{n}<', svg)[1])  # type: ignore[index]
+              for n, _c in names}
+        ranked = sorted(range(len(finals)), key=lambda k: -finals[k])
+        tops = [ys[names[k][0]] for k in ranked]
+        assert tops == sorted(tops) and len(set(tops)) == len(tops), (finals, ys)
+        assert all(b - a >= 26 for a, b in itertools.pairwise(tops)), "names print on top of each other"
+
+
+def test_a_betting_round_shows_the_bets_off_the_cash_and_on_the_table(tmp_path: Path) -> None:
+    ed = load_edition("jackpot")
+    feed = Feed()
+    gf = GameFile(tmp_path / "g.sqlite")
+    gf.create(Header(ed.id, "", ["car", "dog"], {}, 7))
+    s = Session(ed, ["car", "dog"], seed=7, journal=gf, clock=VirtualClock(), on_say=feed.said)
+    feed.attach(s)
+    _do(s, "car", "chance")
+    _do(s, "dog", "bet 500")
+    view = JournalView(gf.path)
+    view.refresh()
+    snap = build(s.edition, s.rules, Folder(s.rules, s.base), view, feed.now, 1)
+    cash = {p["token"]: p["cash_text"] for p in snap["players"]}
+    assert cash == {"car": "$2,000", "dog": "$1,500"}, cash
+    assert snap["extras"]["stakes"] == [{"name": "Dog", "amount": "$500"}]
+    gf.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import struct
 import wave
 from pathlib import Path
 
@@ -36,14 +37,46 @@ def test_8bit_mono_at_16k(tmp_path: Path) -> None:
     assert len(pcm) == 16000 and pcm.max() > 30000 and pcm.min() < -30000
 
 
-FLOAT_WAV = (b"RIFF\x2c\x00\x00\x00WAVEfmt \x10\x00\x00\x00\x03\x00\x01\x00"
-             b"\x80\x3e\x00\x00\x00\xfa\x00\x00\x04\x00\x20\x00data\x08\x00\x00\x00" + bytes(8))
+ALAW_WAV = (b"RIFF\x2c\x00\x00\x00WAVEfmt \x10\x00\x00\x00\x06\x00\x01\x00"
+            b"\x40\x1f\x00\x00\x40\x1f\x00\x00\x01\x00\x08\x00data\x08\x00\x00\x00" + bytes(8))
+
+
+def riff(samples: bytes, rate: int, bits: int, tag: int, extensible: bool = False) -> bytes:
+    """A mono WAV file's bytes: format ``tag`` (1 PCM, 3 float), plain or in the extensible
+    layout (the sub-format's first two bytes carry the tag), as recorders and sox write them."""
+    align = bits // 8
+    head = struct.pack("<HHIIHH", 0xFFFE if extensible else tag, 1, rate, rate * align, align, bits)
+    if extensible:
+        head += struct.pack("<HHI", 22, bits, 0) + struct.pack("<H", tag) + bytes(14)
+    body = b"WAVE" + b"fmt " + struct.pack("<I", len(head)) + head
+    body += b"data" + struct.pack("<I", len(samples)) + samples
+    return b"RIFF" + struct.pack("<I", len(body)) + body
+
+
+def _tone(rate: int) -> np.ndarray:
+    return np.sin(2 * np.pi * 440 * np.arange(rate) / rate) * 0.5
+
+
+@pytest.mark.parametrize(("bits", "tag", "extensible"), [
+    (32, 3, False), (32, 3, True), (64, 3, False), (32, 1, True), (24, 1, True), (16, 1, True)])
+def test_float_and_extensible_wavs_are_converted(tmp_path: Path, bits: int, tag: int,
+                                                 extensible: bool) -> None:
+    x = _tone(48000)
+    if tag == 3:
+        raw = x.astype("<f4" if bits == 32 else "<f8").tobytes()
+    else:
+        ints = np.round(x * (1 << (bits - 1))).astype("<i4")
+        raw = b"".join(int(v).to_bytes(4, "little", signed=True)[:bits // 8] for v in ints)
+    (tmp_path / "f.wav").write_bytes(riff(raw, 48000, bits, tag, extensible))
+    pcm = read_wav(tmp_path / "f.wav")
+    assert pcm.dtype == np.int16 and abs(len(pcm) - 16000) <= 1
+    assert 15000 < np.abs(pcm).max() < 17500  # half scale
 
 
 @pytest.mark.parametrize(("content", "says"), [
     (None, "does not exist"),
     (b"hello, not audio", "is not a WAV file"),
-    (FLOAT_WAV, "is not an integer PCM WAV file"),
+    (ALAW_WAV, "is not a PCM or float WAV file"),
     (b"RIFF\x24\x00\x00\x00WAVEfmt \x10\x00\x00\x00\x01\x00", "is cut short"),
 ])
 def test_bad_files_are_one_sentence(tmp_path: Path, content: bytes | None, says: str) -> None:

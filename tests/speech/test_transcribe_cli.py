@@ -83,3 +83,20 @@ def test_a_choice_question_is_reported_with_both_readings(tmp_path: Path) -> Non
                                              row["choices"][0]["slots"])
     text = _run("--edition", "secret-vault", str(wav))
     assert "cat" in text.stdout and " or " in text.stdout, text.stdout
+
+
+def test_a_32_bit_wav_float_or_integer_is_transcribed(tmp_path: Path) -> None:
+    """What a recorder saves at 32 bits (float, or integer in the extensible layout) is
+    converted like any other WAV, and heard the same as its 16-bit original."""
+    import numpy as np
+
+    from tests.speech.test_audio_input import riff
+
+    pcm = clips.pad(clips.speech("buy Baltic Avenue")).astype(np.float64) / 32768.0
+    f32, i32 = tmp_path / "float.wav", tmp_path / "int32.wav"
+    f32.write_bytes(riff(pcm.astype("<f4").tobytes(), 16000, 32, 3))
+    i32.write_bytes(riff(np.round(pcm * 2**31).astype("<i4").tobytes(), 16000, 32, 1, True))
+    proc = _run("--json", str(f32), str(i32))
+    assert proc.returncode == 0, proc.stderr
+    rows = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [(r["intent"], r["slots"]) for r in rows] == [("buy", {"property": "Baltic Avenue"})] * 2

@@ -198,5 +198,5 @@ def test_ctrl_c_in_a_voice_game_says_the_game_is_saved(sound_card: SoundCard, tm
     err = play.proc.stderr.read() if play.proc.stderr else ""
     assert rc == 0, err
     assert "Traceback" not in err
-    play.wait_for(r"\nGame saved\. Resume with banker play --resume\.\n")
+    play.wait_for(r"\nGame saved\. Resume with banker play --resume --game \S+\.\n")
     assert _state(game, env)["cash"]["racecar"] == 1440

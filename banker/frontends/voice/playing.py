@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TextIO
 
-from banker.app import farewell
+from banker.app import SAVED, farewell
 from banker.editions.model import Edition
 from banker.frontends.voice.devices import LOST_WAIT, AudioUnavailable, TurnTiming, VoiceIO
 from banker.frontends.voice.listener import Listening, TurnHeard
@@ -174,7 +174,7 @@ class Playing:
         if line is not None and not self._farewell_said:  # once, even if Ctrl-C comes after Ctrl-D
             self._farewell_said = True
             print(f"\n{line}", file=self.out, flush=True)
-            self.io.speaker.say(line)
+            self.io.speaker.say(SAVED)  # a file's path is read on the screen, not aloud
 
     def typed(self, line: str) -> bool:
         from banker.frontends.keyboard import handle_line
