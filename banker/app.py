@@ -13,9 +13,12 @@ from pathlib import Path
 from banker.editions import EditionError, load_edition
 from banker.editions.loader import parse_edition
 from banker.editions.model import Edition
+from banker.interpreter import dialogue_state
+from banker.interpreter.clock import Clock
 from banker.interpreter.session import Session
 from banker.journal import GameFile, JournalError, default_game_path, latest_game
 from banker.journal.sqlite import Header
+from banker.paths import user_data_dir
 from banker.rules import Money
 
 SAVED = "Game saved. Resume with banker play --resume."
@@ -25,6 +28,32 @@ def farewell(session: Session) -> str | None:
     """The last line when play stops before the game is over (Ctrl-C, Ctrl-D, the end of a
     pipe): the game is on disk, and how to go on with it. None once the game is over."""
     return None if session.state.game_over else SAVED
+
+
+LAST_GAME = "last-game"  # in the user data folder: the path of the game played last
+
+
+def remember_last(path: Path) -> None:
+    """The game being played is the one ``banker play --resume`` continues, wherever its
+    file is (``--game PATH`` included). Best effort: a read-only home only loses this."""
+    try:
+        folder = user_data_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / LAST_GAME).write_text(str(Path(path).resolve()) + "\n", encoding="utf-8")
+    except OSError:
+        pass
+
+
+def last_game() -> Path | None:
+    """The game played last: the one remembered if its file is still there, else the
+    newest game file in the default folder."""
+    try:
+        text = (user_data_dir() / LAST_GAME).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    if text and Path(text).is_file():
+        return Path(text)
+    return latest_game()
 
 
 class UsageError(Exception):
@@ -88,11 +117,15 @@ def parse_options(items: list[str], edition: Edition) -> dict[str, str]:
 
 def start_game(edition_id: str | None, players_text: str | None, option_items: list[str],
                game_path: Path | None, resume: bool, on_say: Callable[[str], None],
-               ask_players: Callable[[Edition], str]) -> Game:
+               ask_players: Callable[[Edition], str], clock: Clock | None = None,
+               remember: bool = True) -> Game:
+    """A new game, or (``resume``) the one on file as it stopped: its transactions, then its
+    open dialogues (``dialogue_state``). ``remember``: this is the game ``--resume`` finds
+    next (transcripts replayed with stops leave the user's record alone)."""
     if resume:
         if edition_id or players_text or [o for o in option_items if "." not in o.split("=")[0]]:
             raise UsageError("--resume continues a game as it was: don't give --edition, --players or --option.")
-        path = game_path or latest_game()
+        path = game_path or last_game()
         if path is None:
             raise UsageError("There is no saved game to resume.")
         gf = GameFile(path)
@@ -104,7 +137,9 @@ def start_game(edition_id: str | None, players_text: str | None, option_items: l
             raise JournalError(exc.sentence()) from None
         session = Session(edition, loaded.header.players, options=loaded.header.options,
                           seed=loaded.header.seed, journal=gf, on_say=on_say,
-                          history=loaded.transactions)
+                          history=loaded.transactions, clock=clock)
+        if remember:
+            remember_last(path)
         if loaded.repaired_from is not None:
             session.say("journal_repaired", count=len(loaded.transactions))
         if session.state.game_over:
@@ -118,8 +153,12 @@ def start_game(edition_id: str | None, players_text: str | None, option_items: l
                         else undone.intent.replace("_", " "))
         elif session.history and not session.state.game_over:
             session.announce(session.history[-1].said)
-        if loaded.open_dialogue:
-            session.interrupted(loaded.open_dialogue)
+        if not (loaded.dialogue_state and dialogue_state.resume(session, loaded.dialogue_state)):
+            if loaded.open_dialogue:
+                session.interrupted(loaded.open_dialogue)
+            elif not session.state.game_over:
+                session.ask_owed(again=True)
+        session.notes.sync(force=True)
         return Game(session, gf, True)
     edition = load_edition(edition_id or "voice-banking")
     options = parse_options(option_items, edition)
@@ -130,7 +169,10 @@ def start_game(edition_id: str | None, players_text: str | None, option_items: l
     seed = random.SystemRandom().randrange(1, 2**31)
     yaml_text = _edition_text(edition, edition_id)
     gf.create(Header(edition.id, yaml_text, players, options, seed))
-    session = Session(edition, players, options=options, seed=seed, journal=gf, on_say=on_say)
+    session = Session(edition, players, options=options, seed=seed, journal=gf, on_say=on_say,
+                      clock=clock)
+    if remember:
+        remember_last(path)
     session.say("welcome", amount=Money(edition.start_cash))
     return Game(session, gf, False)
 
