@@ -224,6 +224,8 @@ def resume(s: Session, text: str) -> bool:
                   asked=Who(sorted(p.asked)[0]))
     elif isinstance(p, RuleQuestion):
         s.say_line(Line(p.rule.key, p.rule.params))
+    elif isinstance(p, Confirm):
+        s.say("did_you_say", text=s.describe(p.command))
     elif p is not None:
         s.say_line(p.prompt())
     else:

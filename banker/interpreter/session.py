@@ -413,6 +413,7 @@ class Session:
             if self.state.debts_of(p.rule.then.player):
                 return
             self.pending = None
+            self.notes.flush()  # closed on disk now: nothing may be said before a stop
         if self.pending is not None or self.auction is not None or self.hold is not None:
             return
         q = self.rules.debt_question(self.state, again)
