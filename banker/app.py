@@ -18,6 +18,7 @@ from banker.interpreter.clock import Clock
 from banker.interpreter.session import Session
 from banker.journal import GameFile, JournalError, default_game_path, latest_game
 from banker.journal.sqlite import Header
+from banker.nlu.matcher import Matcher
 from banker.paths import user_data_dir
 from banker.rules import Money
 
@@ -118,10 +119,11 @@ def parse_options(items: list[str], edition: Edition) -> dict[str, str]:
 def start_game(edition_id: str | None, players_text: str | None, option_items: list[str],
                game_path: Path | None, resume: bool, on_say: Callable[[str], None],
                ask_players: Callable[[Edition], str], clock: Clock | None = None,
-               remember: bool = True) -> Game:
+               remember: bool = True, matcher: Matcher | None = None) -> Game:
     """A new game, or (``resume``) the one on file as it stopped: its transactions, then its
     open dialogues (``dialogue_state``). ``remember``: this is the game ``--resume`` finds
-    next (transcripts replayed with stops leave the user's record alone)."""
+    next (transcripts replayed with stops leave the user's record alone). ``matcher``: one
+    already built for this edition (a transcript resumed in the same process)."""
     if resume:
         if edition_id or players_text or [o for o in option_items if "." not in o.split("=")[0]]:
             raise UsageError("--resume continues a game as it was: don't give --edition, --players or --option.")
@@ -137,7 +139,9 @@ def start_game(edition_id: str | None, players_text: str | None, option_items: l
             raise JournalError(exc.sentence()) from None
         session = Session(edition, loaded.header.players, options=loaded.header.options,
                           seed=loaded.header.seed, journal=gf, on_say=on_say,
-                          history=loaded.transactions, clock=clock)
+                          history=loaded.transactions, clock=clock,
+                          matcher=matcher if matcher is not None and matcher.edition == edition
+                          else None)
         if remember:
             remember_last(path)
         if loaded.repaired_from is not None:

@@ -95,7 +95,9 @@ def check_expect(expect: dict[str, Any], state: GameState, before: GameState, sa
 
 
 def _visible(view: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in view.items()}
+    """What ``unchanged`` and ``refused`` compare (transcripts.md): not the open debts, so a
+    payment that can't be made still "moves nothing" as the editions say."""
+    return {k: v for k, v in view.items() if k != "debts"}
 
 
 def run_transcript(t: Transcript, recognize: Recognize | None = None,

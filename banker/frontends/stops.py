@@ -22,7 +22,6 @@ from banker.interpreter.session import Session
 from banker.journal import GameFile
 from banker.journal.sqlite import Header
 
-
 # a throwaway game file in memory where there is one: every commit is an fsync, and a
 # transcript with a stop after each step commits a note or two per step
 _RAM = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
@@ -58,7 +57,7 @@ class GameOnFile:
             gf._voices_due.clear()  # killed: nothing more reaches the disk
         gf.close()
         game = start_game(None, None, [], self.path, True, lambda _text: None,
-                          _no_players, clock=clock, remember=False)
+                          _no_players, clock=clock, remember=False, matcher=session.matcher)
         return game.session
 
     def close(self, session: Session) -> None:
