@@ -25,6 +25,7 @@ from banker.interpreter.questions import (
     RuleQuestion,
     SlotQuestion,
     UndoQuestion,
+    differing_names,
 )
 from banker.rules import Command, Hold, Intent, Line, Money, Question, Who, fold
 from banker.rules.events import event_from_json
@@ -226,6 +227,9 @@ def resume(s: Session, text: str) -> bool:
         s.say_line(Line(p.rule.key, p.rule.params))
     elif isinstance(p, Confirm):
         s.say("did_you_say", text=s.describe(p.command))
+    elif isinstance(p, Choose):
+        s.say("which_one", options=[Who(n) if n in s.state.players else n
+                                    for n in differing_names(p.candidates)])
     elif p is not None:
         s.say_line(p.prompt())
     else:

@@ -404,21 +404,8 @@ class Session:
         self.ask_owed()
 
     def ask_owed(self, again: bool = False) -> None:
-        """The question an open debt asks ("which street will you give up?"), asked from the
-        state whenever no other dialogue is open: after the transaction that opened it, after
-        an undo or a stop (``again``: "you still owe…"), after the one before it is settled.
-        A debt question whose debt is gone (paid, undone) is dropped."""
-        p = self.pending
-        if isinstance(p, RuleQuestion) and p.rule.then.name == "settle_debt":
-            if self.state.debts_of(p.rule.then.player):
-                return
-            self.pending = None
-            self.notes.flush()  # closed on disk now: nothing may be said before a stop
-        if self.pending is not None or self.auction is not None or self.hold is not None:
-            return
-        q = self.rules.debt_question(self.state, again)
-        if q is not None:
-            self.ask_rule(q)
+        """The question an open debt asks, from the state (``questions.ask_owed``)."""
+        questions.ask_owed(self, again)
 
     def _commit(self, tx: Transaction) -> bool:
         """Journal, then apply. Nothing is applied if the journal can't store it."""
