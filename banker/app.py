@@ -157,12 +157,7 @@ def start_game(edition_id: str | None, players_text: str | None, option_items: l
                         else undone.intent.replace("_", " "))
         elif session.history and not session.state.game_over:
             session.announce(session.history[-1].said)
-        if not (loaded.dialogue_state and dialogue_state.resume(session, loaded.dialogue_state)):
-            if loaded.open_dialogue:
-                session.interrupted(loaded.open_dialogue)
-            elif not session.state.game_over:
-                session.ask_owed(again=True)
-        session.notes.sync(force=True)
+        dialogue_state.resumed(session, loaded.dialogue_state, loaded.open_dialogue)
         return Game(session, gf, True)
     edition = load_edition(edition_id or "voice-banking")
     options = parse_options(option_items, edition)

@@ -8,8 +8,9 @@ before Mr. Monopoly speaks (``DialogueNotes.sync``). ``resume`` puts it back int
 built from the game file and says where the game stands.
 
 Times: a deadline is kept as it was if it lies between now and now plus the time that was
-left when it was noted (the same clock: a transcript's virtual one); otherwise (another
-process, another day) the time that was left is given again from the resume.
+left when it was noted (the same clock: a transcript's virtual one). Otherwise (another
+process, another day) the whole time is given again from the resume: an auction's 3 s call,
+or at least the usual time to answer, since the table needs a moment to take up the thread.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from banker.interpreter.auction import Auction
 from banker.interpreter.questions import (
+    ANSWER_TIMEOUT,
     Choose,
     Confirm,
     Pending,
@@ -78,14 +80,15 @@ def _left(deadline: float | None, now: float) -> float | None:
     return None if deadline is None else max(deadline - now, 0.0)
 
 
-def _deadline(data: dict[str, Any], now: float) -> float | None:
-    """The deadline back: as it was on the same clock, else the time that was left."""
+def _deadline(data: dict[str, Any], now: float, whole: float = ANSWER_TIMEOUT) -> float | None:
+    """The deadline back: as it was on the same clock, else ``whole`` (or the time that was
+    left, if longer) from now."""
     left, at = data.get("left"), data.get("at")
     if left is None:
         return None
     if isinstance(at, (int, float)) and now - 1e-9 <= at <= now + float(left) + 1e-9:
         return float(at)
-    return now + float(left)
+    return now + max(float(left), whole)
 
 
 def pending_data(p: Pending, now: float) -> dict[str, Any]:
@@ -170,7 +173,7 @@ def restore(s: Session, text: str) -> bool:
         a = data.get("auction")
         if a is not None and s.state.owner(a["street"]) is None:
             spec = s.edition.auction
-            due = _deadline(a, now) or now
+            due = _deadline(a, now, spec.final_seconds if a["final"] else spec.quiet_seconds) or now
             auction = Auction(a["street"], now, bidder=a["bidder"], amount=int(a["amount"]),
                               starter=a["starter"])
             if a["final"]:
@@ -178,6 +181,7 @@ def restore(s: Session, text: str) -> bool:
             else:
                 auction.last = due - spec.quiet_seconds
             s.auction = auction
+            s.notes.note("dialogue_open", f"auction:{auction.street}")  # as when it opened
         b = data.get("betting")
         if b is not None:
             bet = s.betting
@@ -186,6 +190,7 @@ def restore(s: Session, text: str) -> bool:
             bet.said = list(b["said"])
             bet.command = dec(b["command"]) if b["command"] is not None else None
             s.state = fold(s.committed_state(), list(bet.events))
+            s.notes.note("dialogue_open", bet.hold.kind)
         p = data.get("pending")
         if p is not None:
             s.pending = pending_from(p, now)
@@ -235,3 +240,15 @@ def resume(s: Session, text: str) -> bool:
     else:
         s.ask_owed(again=True)
     return True
+
+
+def resumed(s: Session, state: str | None, open_dialogue: str | None) -> None:
+    """The end of a resume: the noted dialogues continue (``resume``); a file from before
+    they were noted says only that its last dialogue was interrupted; an open debt's question
+    is asked again; then the dialogues are on disk as they now stand."""
+    if not (state and resume(s, state)):
+        if open_dialogue:
+            s.interrupted(open_dialogue)
+        elif not s.state.game_over:
+            s.ask_owed(again=True)
+    s.notes.sync(force=True)
