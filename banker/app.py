@@ -14,9 +14,12 @@ from pathlib import Path
 from banker.editions import EditionError, load_edition
 from banker.editions.loader import parse_edition
 from banker.editions.model import Edition
+from banker.interpreter import dialogue_state
+from banker.interpreter.clock import Clock
 from banker.interpreter.session import Session
 from banker.journal import GameFile, JournalError, default_game_path, latest_game
 from banker.journal.sqlite import Header
+from banker.nlu.matcher import Matcher
 from banker.paths import user_data_dir
 from banker.rules import Money
 
@@ -35,6 +38,32 @@ def farewell(session: Session) -> str | None:
     if path is None or path.resolve().parent == (user_data_dir() / "games").resolve():
         return SAVED
     return f"{SAVED[:-1]} --game {shlex.quote(str(path))}."
+
+
+LAST_GAME = "last-game"  # in the user data folder: the path of the game played last
+
+
+def remember_last(path: Path) -> None:
+    """The game being played is the one ``banker play --resume`` continues, wherever its
+    file is (``--game PATH`` included). Best effort: a read-only home only loses this."""
+    try:
+        folder = user_data_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / LAST_GAME).write_text(str(Path(path).resolve()) + "\n", encoding="utf-8")
+    except OSError:
+        pass
+
+
+def last_game() -> Path | None:
+    """The game played last: the one remembered if its file is still there, else the
+    newest game file in the default folder."""
+    try:
+        text = (user_data_dir() / LAST_GAME).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    if text and Path(text).is_file():
+        return Path(text)
+    return latest_game()
 
 
 class UsageError(Exception):
@@ -98,11 +127,16 @@ def parse_options(items: list[str], edition: Edition) -> dict[str, str]:
 
 def start_game(edition_id: str | None, players_text: str | None, option_items: list[str],
                game_path: Path | None, resume: bool, on_say: Callable[[str], None],
-               ask_players: Callable[[Edition], str]) -> Game:
+               ask_players: Callable[[Edition], str], clock: Clock | None = None,
+               remember: bool = True, matcher: Matcher | None = None) -> Game:
+    """A new game, or (``resume``) the one on file as it stopped: its transactions, then its
+    open dialogues (``dialogue_state``). ``remember``: this is the game ``--resume`` finds
+    next (transcripts replayed with stops leave the user's record alone). ``matcher``: one
+    already built for this edition (a transcript resumed in the same process)."""
     if resume:
         if edition_id or players_text or [o for o in option_items if "." not in o.split("=")[0]]:
             raise UsageError("--resume continues a game as it was: don't give --edition, --players or --option.")
-        path = game_path or latest_game()
+        path = game_path or last_game()
         if path is None:
             raise UsageError("There is no saved game to resume.")
         gf = GameFile(path)
@@ -114,7 +148,11 @@ def start_game(edition_id: str | None, players_text: str | None, option_items: l
             raise JournalError(exc.sentence()) from None
         session = Session(edition, loaded.header.players, options=loaded.header.options,
                           seed=loaded.header.seed, journal=gf, on_say=on_say,
-                          history=loaded.transactions)
+                          history=loaded.transactions, clock=clock,
+                          matcher=matcher if matcher is not None and matcher.edition == edition
+                          else None)
+        if remember:
+            remember_last(path)
         if loaded.repaired_from is not None:
             session.say("journal_repaired", count=loaded.kept_upto())
         if session.state.game_over:
@@ -128,8 +166,7 @@ def start_game(edition_id: str | None, players_text: str | None, option_items: l
                         else undone.intent.replace("_", " "))
         elif session.history and not session.state.game_over:
             session.announce(session.history[-1].said)
-        if loaded.open_dialogue:
-            session.interrupted(loaded.open_dialogue)
+        dialogue_state.resumed(session, loaded.dialogue_state, loaded.open_dialogue)
         return Game(session, gf, True)
     edition = load_edition(edition_id or "voice-banking")
     options = parse_options(option_items, edition)
@@ -140,7 +177,10 @@ def start_game(edition_id: str | None, players_text: str | None, option_items: l
     seed = random.SystemRandom().randrange(1, 2**31)
     yaml_text = _edition_text(edition, edition_id)
     gf.create(Header(edition.id, yaml_text, players, options, seed))
-    session = Session(edition, players, options=options, seed=seed, journal=gf, on_say=on_say)
+    session = Session(edition, players, options=options, seed=seed, journal=gf, on_say=on_say,
+                      clock=clock)
+    if remember:
+        remember_last(path)
     session.say("welcome", amount=Money(edition.start_cash))
     return Game(session, gf, False)
 

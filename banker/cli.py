@@ -309,12 +309,13 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_state(args: argparse.Namespace) -> int:
+    from banker.app import last_game
     from banker.editions.loader import parse_edition
-    from banker.journal import GameFile, latest_game
+    from banker.journal import GameFile
     from banker.rules import fold, rules_for
     from banker.state_text import state_lines
 
-    path = args.game or latest_game()
+    path = args.game or last_game()
     if path is None:
         raise _UserError("There is no saved game.")
     # peek, not open: "without changing it" (no repair, no lock; works while a game is played)

@@ -169,9 +169,11 @@ def test_short_of_rent_gives_a_street_of_the_payers_choice_and_keeps_the_cash() 
     state = owned(new(), "car", "Park Place", "Boardwalk")
     state = owned(state, "dog", "Baltic Avenue", "Oriental Avenue")
     state, _ = play(state, "dog", "pay", amount=1600, player="shoe")
-    out = decide(state, "dog", "pay_rent", property="Park Place")
-    q = out.question
-    assert q is not None and out.events == [] and q.asked == "dog" and q.slot == "give"
+    state, out = play(state, "dog", "pay_rent", property="Park Place")
+    q = RULES.debt_question(state)  # the rent is owed; the question is asked from the debt
+    assert q is not None and q.asked == "dog" and q.slot == "give"
+    assert [(d.debtor, d.creditor, d.amount) for d in state.debts] == [("dog", "car", 1600)]
+    assert state.cash("dog") == 100
     assert not q.lapses and q.choices == ("Baltic Avenue", "Oriental Avenue")
     with pytest.raises(Refusal) as exc:
         answer(state, out, give="Boardwalk")
@@ -187,7 +189,7 @@ def test_a_creditor_with_ten_streets_chooses_a_street_to_vacate_or_none() -> Non
     state = owned(state, "car", *ten)
     state = owned(state, "dog", "Pacific Avenue")
     state, _ = play(state, "dog", "pay", amount=1200, player="hat")
-    out = decide(state, "dog", "pay_rent", property="Illinois Avenue")
+    state, out = play(state, "dog", "pay_rent", property="Illinois Avenue")
     state2, out2 = answer(state, out, give="Pacific Avenue")
     q = out2.question
     assert q is not None and q.asked == "car" and q.slot == "get" and "none" in q.choices
@@ -630,3 +632,25 @@ def test_a_game_file_keeps_whole_rounds_and_says_what_a_crash_interrupted(tmp_pa
     assert "bet is back" in said[0]
     assert again.state.cash("dog") == 3000 and again.state.stakes == {} and again.state.bank == 16000
     gf.close()
+
+
+def test_two_debtors_at_once_are_asked_oldest_first_each_by_name() -> None:
+    """Debts are state: two players short of rent at once each owe a street (the rules core
+    holds both; the table asks them one after the other, the oldest first)."""
+    state = owned(new(), "car", "Park Place", "Boardwalk")
+    state = owned(state, "dog", "Baltic Avenue")
+    state = owned(state, "hat", "Oriental Avenue")
+    for who in ("dog", "hat"):
+        state, _ = play(state, who, "pay", amount=state.cash(who) - 100, player="shoe")
+    state, _ = play(state, "dog", "pay_rent", property="Park Place")
+    state, out = play(state, "hat", "pay_rent", property="Boardwalk")
+    assert [(d.debtor, d.creditor) for d in state.debts] == [("dog", "car"), ("hat", "car")]
+    q = RULES.debt_question(state)
+    assert q is not None and q.asked == "dog" and q.key == "ask_give_street"
+    state, _ = answer(state, out, give="Baltic Avenue")
+    q = RULES.debt_question(state, again=True)
+    assert q is not None and q.asked == "hat" and q.key == "ask_give_street_again"
+    state, _ = answer(state, out, give="Oriental Avenue")
+    assert state.debts == [] and RULES.debt_question(state) is None
+    assert state.owned_by("car") == ["Baltic Avenue", "Oriental Avenue", "Park Place", "Boardwalk"]
+    assert (state.cash("dog"), state.cash("hat")) == (100, 100)

@@ -385,11 +385,17 @@ def test_chairman_short_pays_what_is_left_to_the_first_and_owes_the_rest() -> No
     assert d is not None and (d.debtor, d.creditor, d.amount) == ("duck", "cat", 50)
 
 
-def test_birthday_from_a_poor_player_takes_what_they_have() -> None:
+def test_birthday_from_a_poor_player_opens_a_debt_to_the_drawer() -> None:
+    """ "Several payers": one who can't pay owes the drawer (nothing moves), paid as soon as
+    their cash covers it."""
     g = Game(("duck", "dog"))
     g.do("dog", "pay", amount=2980)
     g.do("duck", "chance", forced={"chance": "birthday"})
-    assert (g.cash("duck"), g.cash("dog"), g.state.debt) == (3020, 0, None)
+    d = g.state.debt
+    assert (g.cash("duck"), g.cash("dog")) == (3000, 20)
+    assert d is not None and (d.debtor, d.creditor, d.amount) == ("dog", "duck", 50)
+    g.do("dog", "collect", amount=30)
+    assert (g.cash("duck"), g.cash("dog"), g.state.debts) == (3050, 0, [])
 
 
 # --- deals ----------------------------------------------------------------------------------------
@@ -453,13 +459,14 @@ def test_a_debt_opens_nothing_moves_and_it_is_paid_once_cash_covers_it() -> None
     assert [ln.key for ln in out.lines] == ["short", "can_mortgage"]
     assert out.lines[0].params["missing"] == 40
     assert g.refuse("dog", "buy", property="Oriental Avenue") == "in_debt"
-    assert g.refuse("dog", "pay_rent", property="Park Place") == "in_debt"
     assert g.refuse("dog", "unmortgage", property="Baltic Avenue") == "in_debt"
-    # another player can't fall into a second debt meanwhile
+    # another player falls into a debt of their own meanwhile ("Secret Vault open debts")
     g.do("cat", "pay", amount=2990)
-    assert g.refuse("cat", "tax") == "debt_open"
-    g.do("cat", "collect", amount=500)
-    g.do("cat", "tax")  # one that can be paid is paid
+    g.do("cat", "tax")
+    assert [(d.debtor, d.creditor, d.amount) for d in g.state.debts] == [
+        ("dog", "duck", 70), ("cat", "vault", 400)]
+    g.do("cat", "collect", amount=500)  # paid as soon as the cash covers it
+    assert g.state.debts_of("cat") == [] and g.cash("cat") == 110
     assert g.refuse("cat", "bankrupt") == "not_bankrupt"
     out = g.do("dog", "mortgage", property="Baltic Avenue")
     assert g.state.debt is None and "debt_paid" in [ln.key for ln in out.lines]

@@ -6,6 +6,7 @@ one ``EditionError``, so a user fixing a file sees all of it in one go (beancoun
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -124,7 +125,14 @@ def _not_negative(v: Any) -> str | None:
 
 
 def parse_edition(text: str, source: str = "<edition>") -> Edition:
-    """Parse and check one edition file: every problem, with its key path, in one error."""
+    """Parse and check one edition file: every problem, with its key path, in one error.
+    The same text gives the same (frozen) edition without reading it again: a game resumed
+    in the same process (a transcript's ``restart:``) parses its journalled YAML once."""
+    return _parse_once(text, source)
+
+
+@functools.lru_cache(maxsize=16)
+def _parse_once(text: str, source: str) -> Edition:
     try:
         data = safe_yaml.safe_load(text)  # refuses YAML bombs and deep nesting
     except yaml.YAMLError as exc:

@@ -20,6 +20,7 @@ from banker.nlu.normalize import normalize
 
 MAX_BYTES = 2_000_000
 NEXT_KINDS = ("chance", "train_ride", "spin", "hot_house", "vault_code")
+RESTART_MODES = ("save", "kill")
 MAP_EXPECT = ("cash", "owner", "houses", "hotels", "vault")
 EXPECT_KEYS = frozenset({"says", "cash", "owner", "houses", "hotels", "mortgaged", "in_jail",
                          "vault", "jackpot", "bank", "refused", "unchanged", "game_over", "winner"})
@@ -39,7 +40,7 @@ class Utterance:
 class TStep:
     index: int  # from 1
     line: int
-    kind: str  # say | press | wait | next
+    kind: str  # say | press | wait | next | restart
     player: str | None = None
     utterances: list[Utterance] = field(default_factory=list)
     presses: list[str] = field(default_factory=list)
@@ -47,6 +48,7 @@ class TStep:
     forced: dict[str, Any] = field(default_factory=dict)
     expect: dict[str, Any] = field(default_factory=dict)
     source: str = ""
+    mode: str = ""  # restart: save (as at Ctrl-D) or kill (stopped without a word)
 
 
 @dataclass
@@ -194,6 +196,10 @@ def _step(index: int, node: yaml.Node, ed: Edition, players: list[str], options:
                 step.presses.append(_token(tok, players, at(item), ed))
         elif low == "wait":
             step.kind, step.seconds = "wait", _number(v, at, "wait")
+        elif low == "restart":
+            step.kind, step.mode = "restart", _scalar(v, at, "restart").lower()
+            if step.mode not in RESTART_MODES:
+                raise Malformed(f"{at(v)}: restart is save or kill")
         elif low == "next":
             step.kind = "next"
             step.forced = _next(v, ed, options, at)

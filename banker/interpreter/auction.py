@@ -70,6 +70,7 @@ class Auctions:
             s.notes.note("dialogue_open", f"auction:{street}")
             s.say("auction_open", street=street, amount=Money(s.edition.auction.open))
             return
+        s.ask_owed()
 
     def least(self) -> int:
         """The lowest bid that is accepted now."""

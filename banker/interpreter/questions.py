@@ -252,3 +252,21 @@ def ask_rule(s: Session, q: Question) -> None:
     s.pending = RuleQuestion(asked=asked, deadline=deadline, rule=q, lapses=q.lapses,
                              on_timeout=str(q.params.get("on_timeout", "")))
     s.say_line(Line(q.key, q.params))
+
+
+def ask_owed(s: Session, again: bool = False) -> None:
+    """The question an open debt asks ("which street will you give up?"), asked from the
+    state whenever no other dialogue is open: after the transaction that opened it, after an
+    undo or a stop (``again``: "you still owe…"), after the one before it is settled. A debt
+    question whose debt is gone (paid, undone) is dropped."""
+    p = s.pending
+    if isinstance(p, RuleQuestion) and p.rule.then.name == "settle_debt":
+        if s.state.debts_of(p.rule.then.player):
+            return
+        s.pending = None
+        s.notes.flush()  # closed on disk now: nothing may be said before a stop
+    if s.pending is not None or s.auction is not None or s.hold is not None:
+        return
+    q = s.rules.debt_question(s.state, again)
+    if q is not None:
+        ask_rule(s, q)

@@ -6,6 +6,7 @@ rotating counter so he doesn't sound like a robot, deterministically for transcr
 
 from __future__ import annotations
 
+import functools
 import string
 from collections.abc import Mapping
 from pathlib import Path
@@ -23,7 +24,17 @@ class RepliesError(Exception):
 
 
 def load_replies(edition_id: str, folder: Path | None = None) -> dict[str, list[str]]:
+    """Mr. Monopoly's lines for an edition (common, then the edition's own), read once per
+    version of the files."""
     folder = folder or config_dir() / "replies"
+    paths = [folder / f"{name}.yaml" for name in ("common", edition_id)]
+    stamp = tuple(p.stat().st_mtime_ns if p.exists() else 0 for p in paths)
+    return {k: list(v) for k, v in _read_replies(edition_id, folder, stamp).items()}
+
+
+@functools.lru_cache(maxsize=16)
+def _read_replies(edition_id: str, folder: Path, _stamp: tuple[int, ...]
+                  ) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for name in ("common", edition_id):
         path = folder / f"{name}.yaml"

@@ -17,7 +17,7 @@ from functools import partial
 from typing import Any
 
 from banker.editions.model import Edition
-from banker.interpreter import counterparts, prior, questions, session_commands, wording
+from banker.interpreter import counterparts, dialogue_state, prior, questions, session_commands, wording
 from banker.interpreter.answers import Answers
 from banker.interpreter.auction import Auction, Auctions
 from banker.interpreter.betting import Betting
@@ -83,7 +83,7 @@ class Session:
         self.history: list[Transaction] = list(history or [])
         self.state = self.committed_state()
         self.forced: dict[str, Any] = {}
-        self.notes = DialogueNotes(lambda: self.journal)
+        self.notes = DialogueNotes(lambda: self.journal, lambda: dialogue_state.snapshot(self))
         self._pending: Pending | None = None
         self.auctions = Auctions(self)
         self.betting = Betting(self)
@@ -406,6 +406,11 @@ class Session:
             self.ask_rule(out.question)
         if out.auctions:
             self.auctions.queue_up(out.auctions, cmd.player)
+        self.ask_owed()
+
+    def ask_owed(self, again: bool = False) -> None:
+        """The question an open debt asks, from the state (``questions.ask_owed``)."""
+        questions.ask_owed(self, again)
 
     def _commit(self, tx: Transaction) -> bool:
         """Journal, then apply. Nothing is applied if the journal can't store it."""
@@ -481,7 +486,9 @@ class Session:
         wording.interrupted(self, note)
 
     def finish_step(self) -> Step:
-        """Close the current step; what was said becomes what "repeat" repeats."""
+        """Close the current step; what was said becomes what "repeat" repeats. The open
+        dialogues are on disk as they stand (a stop may come next)."""
+        self.notes.sync()
         step = self.step
         if step.intent != "repeat" and step.said:
             self.repeat_buffer = list(step.said)

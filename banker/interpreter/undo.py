@@ -98,3 +98,4 @@ def do_undo(s: Session, tx: Transaction, player: str | None) -> None:
         # "Undone: …" quotes the old reply without its balances: say the new ones
         if p in before.players and before.cash(p) != s.state.cash(p):
             s.say("undone_cash", player=Who(p), cash=Money(s.state.cash(p)))
+    s.ask_owed(again=True)

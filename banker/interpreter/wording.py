@@ -33,6 +33,8 @@ def describe(replies: Replies, cmd: Command, grammar: Grammar | None = None) -> 
     words = dict(zip(slots, slot_words(replies, slots), strict=True))
     if cmd.name == "auction" and {"property", "amount"} <= set(slots):
         return f"buy {words['property']} at auction for {words['amount']}"
+    if cmd.name == "settle_debt" and "give" in slots:  # the answer to "which street…?"
+        return f"give up {words['give']}"
     spec = grammar.intents.get(cmd.name) if grammar is not None else None
     if spec is not None and grammar is not None:
         values = {k: [(words[k], str(v))] for k, v in slots.items()}

@@ -46,6 +46,7 @@ class Loaded:
     undone_last: Transaction | None = None  # the last entry was an undo of this transaction
     damaged: bool = False  # ``peek`` found damage it did not repair
     voices: dict[str, str] = field(default_factory=dict)  # token -> last stored voice values
+    dialogue_state: str | None = None  # every dialogue open at the stop, as the session noted it
 
     def kept_upto(self) -> int:
         """The N of "kept everything up to transaction N" after damage: the transactions the
@@ -169,8 +170,11 @@ def from_rows(header: Header, rows: list[Row]) -> Loaded:
     kept = 0
     undone_last: Transaction | None = None
     voices: dict[str, str] = {}
+    state: str | None = None
     for seq, kind, body, _crc, _at in rows:
         data = json.loads(body)
+        if kind in ("tx", "undo"):
+            state = None  # a transaction or an undo closes every dialogue noted before it
         if kind == "tx":
             txs.append(_transaction(seq, data))
             open_dialogue = None
@@ -186,10 +190,12 @@ def from_rows(header: Header, rows: list[Row]) -> Loaded:
                 open_dialogue = str(data.get("text", ""))
             elif data.get("kind") == "dialogue_closed":
                 open_dialogue = None
+            elif data.get("kind") == "dialogue_state":
+                state = str(data.get("text", "")) or None
             elif str(data.get("kind", "")).startswith(VOICE_NOTE):  # the latest one counts
                 voices[str(data["kind"])[len(VOICE_NOTE):]] = str(data.get("text", ""))
     return Loaded(header, [t for t in txs if t.seq not in undone], open_dialogue, kept=kept,
-                  undone_last=undone_last, voices=voices)
+                  undone_last=undone_last, voices=voices, dialogue_state=state)
 
 
 def _transaction(seq: int, data: Any) -> Transaction:

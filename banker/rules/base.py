@@ -19,9 +19,30 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from banker.editions.model import Edition
-from banker.rules.events import CashMoved, Drawn, Event, GameEnded, ItemsMoved, JailChanged, OwnerChanged, fold
+from banker.rules.events import (
+    CashMoved,
+    Drawn,
+    Event,
+    GameEnded,
+    ItemsMoved,
+    JailChanged,
+    OwnerChanged,
+    fold,
+)
 from banker.rules.invariants import COMMON, Validator
-from banker.rules.outcome import QUERIES, AllOf, Command, Draws, Intent, Line, Money, Outcome, Refusal, Who
+from banker.rules.outcome import (
+    QUERIES,
+    AllOf,
+    Command,
+    Draws,
+    Intent,
+    Line,
+    Money,
+    Outcome,
+    Refusal,
+    Who,
+)
+from banker.rules.owing import Owing
 from banker.rules.state import GameState, Holding, Player
 
 TABLE_INTENTS = frozenset({"add_player", "remove_player"})  # every edition: see ``table.py``
@@ -45,7 +66,7 @@ def places(ranking: list[tuple[str, int]]) -> list[tuple[int, str, int]]:
     return [(1 + sum(1 for _, w in ranking if w > v), t, v) for t, v in ranking]
 
 
-class Rules:
+class Rules(Owing):
     """Rules common to all editions. Subclasses set ``edition`` data and override handlers."""
 
     #: intents this edition accepts (beyond the queries every edition has)
@@ -110,6 +131,8 @@ class Rules:
                                and name not in TABLE_INTENTS):
             raise Refusal("not_in_edition")
         out = handler(state, cmd, draws)
+        if out.events and self.debts_paid_when_covered and name not in QUERIES:
+            self.settle_covered(state, out)
         if out.events:
             out.participants.add(cmd.player)
             for e in out.events:
@@ -169,10 +192,6 @@ class Rules:
         if cash < amount:
             raise Refusal(code, amount=Money(amount), cash=Money(cash),
                           missing=Money(amount - cash), **params)
-
-    @staticmethod
-    def pay(src: str, dst: str, amount: int) -> list[Event]:
-        return [CashMoved(src, dst, amount)] if amount > 0 else []
 
     def can_bid(self, state: GameState, player: str) -> str | None:
         """Why ``player`` may not bid in an auction now (a refusal code), or None."""
@@ -317,38 +336,9 @@ class Rules:
                 "jail_card_used", player=Who(p))
         fee = self.edition.fees["bail"]
         out = self.owe(state, cmd, [(self.bail_account, fee)], self.bail_key, "bail")
-        if out.question is None:
-            out.events += self.released(p)
+        out.events += self.released(p)
         out.lines.insert(0, Line("third_roll", {"player": Who(p), "amount": Money(fee)}))
         return out
-
-    # --- unavoidable payments ---------------------------------------------------------------
-    def paid_key(self, key: str, creditor: str) -> str:
-        return key
-
-    def owe(self, state: GameState, cmd: Command, debts: Sequence[tuple[str, int]], key: str,
-            reason: str = "", partial: bool = False, **params: Any) -> Outcome:
-        """Payments ``cmd.player`` can't refuse, in order. The first one cash can't cover is
-        the edition's ``shortfall`` (``partial``: several creditors, so some may be paid)."""
-        payer = cmd.player
-        cash = state.cash(payer)
-        out = Outcome()
-        for i, (creditor, amount) in enumerate(debts):
-            if cash >= amount:
-                out.events += self.pay(payer, creditor, amount)
-                cash -= amount
-                out.say(self.paid_key(key, creditor), player=Who(payer), to=Who(creditor),
-                        amount=Money(amount), cash=Money(cash), **params)
-                continue
-            return self.shortfall(state, cmd, out, list(debts[i:]), cash, reason, partial)
-        return out
-
-    def shortfall(self, state: GameState, cmd: Command, out: Outcome,
-                  rest: list[tuple[str, int]], cash: int, reason: str,
-                  partial: bool) -> Outcome:
-        """What an edition does when ``rest[0]`` can't be paid in full (``out``: paid so far,
-        ``cash``: what the payer has left)."""
-        raise NotImplementedError
 
     def rent(self, state: GameState, street: str) -> int:
         raise NotImplementedError
@@ -454,18 +444,6 @@ class Rules:
             out.say("winners_tie", players=AllOf(Who(w) for w in winners))
         else:
             out.say("winner", player=Who(winners[0]) if winners else Who(""))
-
-    def collect_each(self, state: GameState, p: str, n: int) -> Outcome:
-        """Every other player gives ``n``. Decision: one who can't gives all their cash (the
-        amount is small; no street changes hands and no debt opens for a birthday present)."""
-        events: list[Event] = []
-        total = 0
-        for o in state.left_of(p):
-            give = min(n, state.cash(o))
-            events += self.pay(o, p, give)
-            total += give
-        return Outcome(events=events).say("collected_each", player=Who(p), amount=Money(n),
-                                          total=Money(total), cash=Money(state.cash(p) + total))
 
     # --- queries every edition answers ----------------------------------------------------
     def do_balance(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:

@@ -40,8 +40,7 @@ class DealRules(DebtRules):
 
     def afford(self, state: GameState, buyer: str, amount: int) -> None:
         """The paying side of a deal: no open debt, and enough cash."""
-        d = state.debt
-        if d is not None and d.debtor == buyer:
+        if state.debts_of(buyer):
             raise self.in_debt(state, buyer)
         cash = state.cash(buyer)
         if cash < amount:

@@ -131,6 +131,29 @@ class DebtChanged(Event):
 
 
 @dataclass(frozen=True)
+class DebtOpened(Event):
+    """``debtor`` could not make a payment they can't refuse: it is owed from now on, after
+    every debt opened before it (debts are settled oldest first)."""
+
+    kind: ClassVar[str] = "debt_opened"
+    debtor: str
+    creditor: str  # a token, "bank", "vault" or "jackpot"
+    amount: int
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class DebtSettled(Event):
+    """The oldest open debt of ``debtor`` to ``creditor`` is closed (``paid``: what the
+    creditor got for it; a street given, or a bankruptcy, settles it for less)."""
+
+    kind: ClassVar[str] = "debt_settled"
+    debtor: str
+    creditor: str
+    paid: int = 0
+
+
+@dataclass(frozen=True)
 class PlayerOut(Event):
     kind: ClassVar[str] = "player_out"
     player: str
@@ -155,7 +178,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
     cls.kind: cls
     for cls in (CashMoved, OwnerChanged, BuildingsChanged, ItemsMoved, MortgageChanged,
                 StreetUnlocked, JailChanged, Drawn, DeckChanged, VaultCodeSet, GuessMade,
-                DebtChanged, PlayerOut, PlayerJoined, GameEnded)
+                DebtChanged, DebtOpened, DebtSettled, PlayerOut, PlayerJoined, GameEnded)
 }
 
 
@@ -264,6 +287,13 @@ def apply_in_place(state: GameState, event: Event) -> None:
             state.guessed.append(event.number)
     elif isinstance(event, DebtChanged):
         _set_debt(state, event)
+    elif isinstance(event, DebtOpened):
+        state.debts.append(Debt(event.debtor, event.creditor, event.amount, event.reason))
+    elif isinstance(event, DebtSettled):
+        same = [i for i, d in enumerate(state.debts)
+                if (d.debtor, d.creditor) == (event.debtor, event.creditor)]
+        if same:
+            del state.debts[same[0]]
     elif isinstance(event, PlayerOut):
         if event.player in state.players:
             state.players[event.player].out = True

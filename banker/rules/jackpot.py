@@ -23,10 +23,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from banker.rules.events import JailChanged
+from banker.rules.events import DebtOpened, DebtSettled, JailChanged
 from banker.rules.jackpot_core import GIVE_UP, STEP, _Ledger
 from banker.rules.jackpot_spin import BETTING, CHOICE_INTENTS, SpinnerRules
-from banker.rules.outcome import Command, Draws, Money, Outcome, Refusal, Who
+from banker.rules.outcome import Command, Draws, Intent, Money, Outcome, Question, Refusal, Who
 from banker.rules.state import GameState
 
 __all__ = ["BETTING", "CHOICE_INTENTS", "GIVE_UP", "STEP", "JackpotRules"]
@@ -37,7 +37,7 @@ class JackpotRules(SpinnerRules):
         "buy", "auction", "auction_close", "pay_rent", "chance", "bet", "spin", "spinner",
         "build_house", "steal_house", "swap_house", "swap_cash", "pass_go", "get_out_of_jail",
         "go_to_jail", "leave_jail", "no_doubles", "third_roll", "free_parking", "pay", "collect",
-        "bankrupt",
+        "bankrupt", "settle_debt",
     })
     #: purchases, auctions, bail and "pay N" all go into the Jackpot: the Bank never takes money
     purchase_account = "jackpot"
@@ -77,28 +77,62 @@ class JackpotRules(SpinnerRules):
     def shortfall(self, state: GameState, cmd: Command, out: Outcome,
                   rest: list[tuple[str, int]], cash: int, reason: str,
                   partial: bool) -> Outcome:
-        """Short of rent: keep your cash and give the owner a street of your choice (asked);
-        with no street, pay all your cash. An owner with 10 streets is asked which to vacate,
-        or "none". Never out of the game."""
+        """Short of rent: keep your cash and give the owner a street of your choice; the rent
+        is owed (a debt) until the street is given, asked from the state
+        (``debt_question``). With no street, all your cash goes at once. Never out."""
         p = cmd.player
         owner, rent = rest[0]
+        if state.owned_by(p):
+            out.events.append(DebtOpened(p, owner, rent, reason))
+            return out
         ledger = _Ledger(state, out.events)
-        owned = state.owned_by(p)
-        if not owned:
+        ledger.move(p, owner, cash)
+        out.say("short_no_street", player=Who(p), to=Who(owner), amount=Money(cash),
+                owed=Money(rent))
+        return self._finish(state, ledger, out)
+
+    #: a Jackpot debt is a street owed, not cash: it is settled only by the street given
+    debts_paid_when_covered = False
+
+    def debt_question(self, state: GameState, again: bool = False) -> Question | None:
+        """ "Which of your streets goes to the dog?" for the oldest open debt."""
+        for d in state.debts:
+            owned = state.owned_by(d.debtor)
+            if owned:
+                return self.ask("ask_give_street_again" if again else "ask_give_street",
+                                d.debtor, "give",
+                                Command(d.debtor, Intent("settle_debt", {"creditor": d.creditor})),
+                                owned, **self._debt_params(state, d.debtor, d.creditor, d.amount))
+        return None
+
+    @staticmethod
+    def _debt_params(state: GameState, p: str, owner: str, rent: int) -> dict[str, Any]:
+        return {"player": Who(p), "amount": Money(rent), "cash": Money(state.cash(p)),
+                "to": Who(owner), "streets": state.owned_by(p)}
+
+    def do_settle_debt(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        """The street given for the oldest debt (an owner with 10 streets is asked which to
+        vacate, or "none"); "cancel" gets the question again: a debt can't be talked away."""
+        p = cmd.player
+        debts = state.debts_of(p)
+        if not debts:
+            raise Refusal("no_debt", player=Who(p))
+        owner, rent, cash = debts[0].creditor, debts[0].amount, state.cash(p)
+        ledger = _Ledger(state)
+        out = Outcome()
+        if not state.owned_by(p):
             ledger.move(p, owner, cash)
+            ledger.add(DebtSettled(p, owner, cash))
             out.say("short_no_street", player=Who(p), to=Who(owner), amount=Money(cash),
                     owed=Money(rent))
             return self._finish(state, ledger, out)
+        params = self._debt_params(state, p, owner, rent)
         give = cmd.intent.get("give")
-        params: dict[str, Any] = {"player": Who(p), "amount": Money(rent), "cash": Money(cash),
-                                  "to": Who(owner), "streets": owned}
-        if give is None or give in GIVE_UP:
-            # "cancel" gets the question again: a debt can't be talked away
-            out = Outcome(question=self.ask("ask_give_street", p, "give",
-                                            Command(p, cmd.intent.with_slots(give=None)), owned,
-                                            **params))
-            return out.say("refused.must_give", **params) if give else out
-        if give not in owned:
+        if give is None:
+            raise Refusal("which_street")
+        if give in GIVE_UP:
+            return out.say("refused.must_give", **params)
+        if give not in params["streets"]:
             raise Refusal("must_give", **params)
         give = str(give)
         vacate, question = self.room(state, cmd, owner, "get", "ask_vacate", street=give)
@@ -106,6 +140,7 @@ class JackpotRules(SpinnerRules):
             return Outcome(question=question)
         out.say("short_street", player=Who(p), to=Who(owner), street=give, amount=Money(rent),
                 cash=Money(cash))
+        ledger.add(DebtSettled(p, owner, 0))
         self._receive(ledger, out, give, owner, vacate)
         return self._finish(state, ledger, out)
 

@@ -99,7 +99,7 @@ class SecretVaultRules(DealRules, VaultRules):
 
     def before_bail(self, state: GameState, p: str) -> None:
         """The card gets a debtor out of jail; bail waits until the debt is paid."""
-        if state.debt is not None and state.debt.debtor == p:
+        if state.debts_of(p):
             raise self.in_debt(state, p)
 
     def doubles_outside(self, state: GameState, p: str) -> Outcome:

@@ -39,8 +39,10 @@ class Holding:
 
 @dataclass
 class Debt:
-    """An open debt the debtor could not pay yet (Secret Vault). A debtor may owe several
-    creditors at once (a Chance card paying every player): one debt each, in turn order."""
+    """A payment the debtor could not make yet, owed until it is settled (every edition: a
+    Voice Banking or Jackpot debtor is asked which street to give; a Secret Vault debtor
+    raises the cash). Any number of players may owe at once, and one player several debts
+    (a Chance card paying every player: one per creditor); each is settled oldest first."""
 
     debtor: str
     creditor: str  # a token, "bank" or "vault"
@@ -65,7 +67,7 @@ class GameState:
     vault_code: int = 0
     guessed: list[int] = field(default_factory=list)
     deck: list[str] = field(default_factory=list)  # Secret Vault chance deck, top first
-    debts: list[Debt] = field(default_factory=list)  # one debtor at a time, in turn order
+    debts: list[Debt] = field(default_factory=list)  # open debts, oldest first
     draws: int = 0  # random draws made so far: undo puts them back
     game_over: bool = False
     winners: list[str] = field(default_factory=list)
@@ -85,6 +87,13 @@ class GameState:
     def debt(self) -> Debt | None:
         """The first open debt (the next one to be paid), or None."""
         return self.debts[0] if self.debts else None
+
+    def debts_of(self, token: str) -> list[Debt]:
+        """``token``'s open debts, oldest first."""
+        return [d for d in self.debts if d.debtor == token]
+
+    def owed_by(self, token: str) -> int:
+        return sum(d.amount for d in self.debts if d.debtor == token)
 
     @property
     def seated(self) -> list[str]:
@@ -133,4 +142,6 @@ class GameState:
             "out": [t for t in self.order if self.players[t].out],
             "game_over": self.game_over,
             "winner": list(self.winners),
+            "debts": [{"debtor": d.debtor, "creditor": d.creditor, "amount": d.amount,
+                       "reason": d.reason} for d in self.debts],
         }

@@ -11,7 +11,8 @@ from __future__ import annotations
 from banker.rules.base import Rules, counted
 from banker.rules.events import (
     BuildingsChanged,
-    DebtChanged,
+    DebtOpened,
+    DebtSettled,
     DeckChanged,
     Event,
     ItemsMoved,
@@ -36,18 +37,19 @@ DEBTOR_OK = frozenset({
     "build_hotel", "go_to_jail", "leave_jail", "guess", "free_parking", "open_vault",
     "pay_rent", "tax", "auction", "get_out_of_jail", "trade_and_pay", "trade_for_cash",
     "sell_with_card", "sell_with_hotel", "trade_with_hotel", "trade_with_card", "trade_card", "trade_streets",
+    "chance", "third_roll",
 })
 
 
 def debts_valid(state: GameState, total: int | None) -> list[str]:
-    """An open debt is owed by a player still in the game, for more than nothing; at most
+    """Every open debt is owed by a player still in the game, for more than nothing; at most
     2 hotels stand on a street."""
     problems = [f"{n} has {h.hotels} hotels" for n, h in state.streets.items() if h.hotels > 2]
-    d = state.debt
-    if d is not None and (d.debtor not in state.players or state.players[d.debtor].out):
-        problems.append(f"a debt owed by {d.debtor}, who is not in the game")
-    if d is not None and d.amount <= 0:
-        problems.append(f"a debt of {d.amount}")
+    for d in state.debts:
+        if d.debtor not in state.players or state.players[d.debtor].out:
+            problems.append(f"a debt owed by {d.debtor}, who is not in the game")
+        if d.amount <= 0:
+            problems.append(f"a debt of {d.amount}")
     return problems
 
 
@@ -62,11 +64,10 @@ class DebtRules(Rules):
 
     # --- the one entry point: debts first, then the end of the game -----------------------
     def decide(self, state: GameState, cmd: Command, draws: Draws | None = None) -> Outcome:
-        """As ``Rules.decide``, plus: a debtor can only raise money until the debt is paid;
-        an open debt is paid as soon as the debtor's cash covers it; the game ends when
-        the last street gets an owner."""
-        d = state.debt
-        if (d is not None and cmd.player == d.debtor and cmd.name not in QUERIES
+        """As ``Rules.decide`` (which pays open debts as soon as cash covers them), plus: a
+        debtor can only raise money, or do what costs them nothing, until their debts are
+        paid; the game ends when the last street gets an owner."""
+        if (state.debts_of(cmd.player) and cmd.name not in QUERIES
                 and cmd.name not in DEBTOR_OK and not state.game_over
                 and cmd.name in self.intents):
             raise self.in_debt(state, cmd.player)
@@ -76,26 +77,12 @@ class DebtRules(Rules):
         return out
 
     def after(self, state: GameState, out: Outcome) -> None:
-        """Open debts are paid, in turn order, as soon as the debtor's cash covers each one;
-        then the end of the game, if the last street now has an owner."""
+        """The end of the game, if the last street now has an owner."""
         after = fold(state, out.events)
-        for d in list(after.debts):
-            if after.players[d.debtor].out or after.cash(d.debtor) < d.amount:
-                break
-            paid = self.pay_debt(after, d.debtor, d.creditor, d.amount, out)
-            out.events += paid
-            after = fold(after, paid)
         if (not after.game_over and self.end_mode(after) == "all-owned"
                 and all(h.owner is not None for h in after.streets.values())):
             out.say("all_owned")
             out.events += self.final_count(after, out)
-
-    def pay_debt(self, state: GameState, debtor: str, creditor: str, amount: int,
-                 out: Outcome) -> list[Event]:
-        out.participants.update(t for t in (debtor, creditor) if t in state.players)
-        out.say("debt_paid", player=Who(debtor), to=Who(creditor), amount=Money(amount),
-                cash=Money(state.cash(debtor) - amount))
-        return [*self.pay(debtor, creditor, amount), DebtChanged(debtor, creditor, 0)]
 
     def final_debts(self, state: GameState, out: Outcome) -> list[Event]:
         """After the final rents, every open debt is paid from them; a debtor who still can't
@@ -112,7 +99,9 @@ class DebtRules(Rules):
                 continue
             to = d.creditor if d.creditor in state.players else "bank"
             cash = now.cash(d.debtor)
-            events += [*self.pay(d.debtor, to, cash), DebtChanged(None), PlayerOut(d.debtor)]
+            events += [*self.pay(d.debtor, to, cash),
+                       *(DebtSettled(o.debtor, o.creditor) for o in now.debts_of(d.debtor)),
+                       PlayerOut(d.debtor)]
             out.say("final_bankrupt", player=Who(d.debtor), to=Who(d.creditor),
                     amount=Money(d.amount), cash=Money(cash))
             out.participants.update(t for t in (d.debtor, to) if t in state.players)
@@ -165,7 +154,7 @@ class DebtRules(Rules):
     def can_bid(self, state: GameState, player: str) -> str | None:
         if state.players[player].out:
             return "player_out"
-        if state.debt is not None and state.debt.debtor == player:
+        if state.debts_of(player):
             return "in_debt_bid"
         return None
 
@@ -204,44 +193,42 @@ class DebtRules(Rules):
     def shortfall(self, state: GameState, cmd: Command, out: Outcome,
                   rest: list[tuple[str, int]], cash: int, reason: str,
                   partial: bool) -> Outcome:
-        """A payment the player can't refuse nor make: nothing moves and a debt opens. With
-        several creditors (``partial``, the chairman card) every one is paid what is left in
-        turn order and what is missing stays owed to each of them, one debt per creditor,
-        paid in turn order as soon as cash covers it ("Further decisions: several
-        creditors")."""
+        """A payment the player can't refuse nor make: nothing moves and a debt opens, after
+        any debts the player already has ("Secret Vault open debts"). With several creditors
+        (``partial``, the chairman card) every one is paid what is left in turn order and what
+        is missing stays owed to each of them, one debt per creditor, paid in turn order as
+        soon as cash covers it ("Several creditors")."""
         payer = cmd.player
         creditor, amount = rest[0]
-        self.no_second_debt(state, payer, reason)
+        cash = max(cash, 0)
         if partial:
             for creditor, amount in rest:
                 give = min(cash, amount)
                 out.events += self.pay(payer, creditor, give)
                 cash -= give
-                out.events.append(DebtChanged(payer, creditor, amount - give, reason))
+                out.events.append(DebtOpened(payer, creditor, amount - give, reason))
                 out.say("short_each_part" if give else "short_each", player=Who(payer),
                         to=Who(creditor), amount=Money(amount - give), paid=Money(give),
                         cash=Money(cash))
             self.say_how_to_raise(fold(state, out.events), out, payer)
             return out
-        out.events.append(DebtChanged(payer, creditor, amount, reason))
-        self.say_short(state, out, payer, creditor, amount)
+        out.events.append(DebtOpened(payer, creditor, amount, reason))
+        self.say_short(fold(state, out.events), out, payer, creditor, amount)
         return out
+
+    def short_payer(self, state: GameState, payer: str, creditor: str, amount: int,
+                    out: Outcome) -> list[Event]:
+        """One of several payers ("birthday"): an open debt to the drawer."""
+        events: list[Event] = [DebtOpened(payer, creditor, amount, "card birthday")]
+        self.say_short(fold(state, events), out, payer, creditor, amount)
+        return events
 
     def do_tax(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
         return self.owe(state, cmd, [("vault", self.edition.fees["tax"])], "tax_paid", "tax")
 
-    def no_second_debt(self, state: GameState, payer: str, reason: str) -> None:
-        """One open debt at a time: the table settles it before anything else can fall due."""
-        d = state.debt
-        if d is None:
-            return
-        if d.debtor == payer:  # the same payment said again, or another one: still short
-            raise self.in_debt(state, payer)
-        raise Refusal("debt_open", player=Who(d.debtor), amount=Money(d.amount))
-
     def in_debt(self, state: GameState, player: str) -> Refusal:
-        d = state.debt
-        assert d is not None
+        """The refusal of spending a debtor chose: their oldest debt, and how to raise it."""
+        d = state.debts_of(player)[0]
         cash = state.cash(player)
         return Refusal("in_debt", player=Who(player), amount=Money(d.amount), to=Who(d.creditor),
                        cash=Money(cash), missing=Money(max(d.amount - cash, 0)),
@@ -267,9 +254,10 @@ class DebtRules(Rules):
 
     def say_short(self, state: GameState, out: Outcome, payer: str, creditor: str,
                   amount: int) -> None:
+        """What is missing (``state``: with the new debt open, so older debts count too)."""
         cash = state.cash(payer)
         out.say("short", player=Who(payer), to=Who(creditor), amount=Money(amount),
-                cash=Money(cash), missing=Money(amount - cash))
+                cash=Money(cash), missing=Money(state.owed_by(payer) - cash))
         self.say_how_to_raise(state, out, payer)
 
     def say_how_to_raise(self, state: GameState, out: Outcome, payer: str) -> None:
@@ -280,22 +268,30 @@ class DebtRules(Rules):
             out.say("nothing_to_mortgage", player=Who(payer))
 
     def do_bankrupt(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
-        """Only with an open debt that mortgaging can't cover (``can_raise``). Owing several
-        players (the chairman card), everything goes to the first of them in turn order, the
-        one whose debt is next to be paid; the other debts lapse. To a player: cash, streets
+        """Only with an open debt that mortgaging can't cover (``can_raise``). The cash pays
+        the debts oldest first (a debt to the vault is paid to the bank); everything else goes
+        to the player of the oldest open debt to a player, or with only debts to the bank, to
+        the bank; every debt of the player closes. To a player: streets
         (mortgages kept, hotels stay on them), unused hotels, keys and the card. To the bank
         (or the vault): streets come back unmortgaged and bare and are auctioned at once, one
         by one; unused hotels and keys go back to the box; the card to the bottom of the deck;
         the cash to the bank."""
         p = cmd.player
-        d = state.debt
-        if d is None or d.debtor != p:
+        debts = state.debts_of(p)
+        if not debts:
             raise Refusal("not_bankrupt")
         self.can_raise(state, p)
         player = state.players[p]
         streets = state.owned_by(p)
-        to = d.creditor if d.creditor in state.players else "bank"
-        events: list[Event] = [DebtChanged(None), *self.pay(p, to, player.cash)]
+        to = next((d.creditor for d in debts if d.creditor in state.players), "bank")
+        events: list[Event] = []
+        cash = player.cash
+        for d in debts:
+            give = min(cash, d.amount)
+            cash -= give
+            events += [*self.pay(p, d.creditor if d.creditor in state.players else "bank", give),
+                       DebtSettled(p, d.creditor, give)]
+        events += self.pay(p, to, cash)
         out = Outcome()
         if to != "bank":
             events += [OwnerChanged(n, to) for n in streets]

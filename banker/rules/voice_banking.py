@@ -9,9 +9,18 @@ Buying, auctions, "pay", GO, bail and the Chance effects are the base's (``Rules
 from __future__ import annotations
 
 from banker.rules.base import Rules
-from banker.rules.events import BuildingsChanged, Drawn, Event, OwnerChanged, PlayerOut
+from banker.rules.events import (
+    BuildingsChanged,
+    DebtOpened,
+    DebtSettled,
+    Drawn,
+    Event,
+    OwnerChanged,
+    PlayerOut,
+    fold,
+)
 from banker.rules.invariants import COMMON
-from banker.rules.outcome import Command, Draws, Money, Outcome, Question, Refusal, Who
+from banker.rules.outcome import Command, Draws, Intent, Line, Money, Outcome, Question, Refusal, Who
 from banker.rules.state import GameState
 
 
@@ -25,7 +34,7 @@ class VoiceBankingRules(Rules):
     intents = frozenset({
         "buy", "auction", "auction_close", "pay_rent", "chance", "pass_go", "get_out_of_jail",
         "go_to_jail", "trade", "train_ride", "build_house", "build_hotel", "pay", "collect",
-        "bankrupt", "third_roll",
+        "bankrupt", "third_roll", "settle_debt",
     })
     jail_tracked = False  # the unit can't be told you're in jail
     validators = (*COMMON, one_building)
@@ -57,31 +66,84 @@ class VoiceBankingRules(Rules):
     def shortfall(self, state: GameState, cmd: Command, out: Outcome,
                   rest: list[tuple[str, int]], cash: int, reason: str,
                   partial: bool) -> Outcome:
-        """All cash left, plus a street of the payer's choice (asked), go to the first creditor
-        that can't be paid in full; later creditors get nothing. No street: bankrupt."""
-        payer = cmd.player
+        """The first creditor that can't be paid in full is owed the payment: a debt opens
+        (nothing moves yet) and the payer is asked, from the state, which street to give up
+        (``debt_question``); later creditors of the same card get nothing. No street: all
+        cash goes to that creditor and the payer is bankrupt at once."""
         creditor, amount = rest[0]
-        owned = state.owned_by(payer)
+        if state.owned_by(cmd.player):
+            out.events.append(DebtOpened(cmd.player, creditor, amount, reason))
+            return out
+        return self.bankrupt_now(fold(state, out.events), cmd.player, creditor, amount, out)
+
+    def short_payer(self, state: GameState, payer: str, creditor: str, amount: int,
+                    out: Outcome) -> list[Event]:
+        """One of several payers ("birthday"): a debt to the drawer, asked of them by name;
+        with no street, all their cash and they are bankrupt (``collect_each`` ends the game
+        once every payer has paid)."""
+        if state.owned_by(payer):
+            return [DebtOpened(payer, creditor, amount, "card birthday")]
+        out.lines += self._bankrupt_lines(state, payer, creditor, amount)
+        return [*self.pay(payer, creditor, state.cash(payer)), PlayerOut(payer)]
+
+    def collect_each(self, state: GameState, p: str, n: int) -> Outcome:
+        out = super().collect_each(state, p, n)
+        if any(isinstance(e, PlayerOut) for e in out.events):
+            self.end_game(state, out.events, out)
+        return out
+
+    def _bankrupt_lines(self, state: GameState, payer: str, creditor: str,
+                        amount: int) -> list[Line]:
+        return [Line("short_paid", {"player": Who(payer), "to": Who(creditor),
+                                    "amount": Money(state.cash(payer)), "owed": Money(amount)}),
+                Line("bankrupt", {"player": Who(payer)})]
+
+    def bankrupt_now(self, state: GameState, payer: str, creditor: str, amount: int,
+                     out: Outcome) -> Outcome:
+        """No street left: all cash to the creditor, the payer is out, the game ends."""
+        out.lines += self._bankrupt_lines(state, payer, creditor, amount)
+        out.events += [*self.pay(payer, creditor, state.cash(payer)), PlayerOut(payer)]
+        self.end_game(state, out.events, out)
+        return out
+
+    def debt_question(self, state: GameState, again: bool = False) -> Question | None:
+        """ "Which street will you give up?" for the oldest open debt (every open debt's
+        debtor owns a street: one without is bankrupt at once)."""
+        for d in state.debts:
+            owned = state.owned_by(d.debtor)
+            if owned and not state.players[d.debtor].out and not state.game_over:
+                return Question(
+                    "ask_give_up_again" if again else "ask_give_up", d.debtor, "give",
+                    Command(d.debtor, Intent("settle_debt", {"creditor": d.creditor})),
+                    tuple(owned), lapses=False,
+                    params={"player": Who(d.debtor), "amount": Money(d.amount),
+                            "cash": Money(state.cash(d.debtor)), "to": Who(d.creditor)})
+        return None
+
+    def do_settle_debt(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        """The oldest debt of the player: all their cash plus the street they give go to the
+        creditor (buildings on its set go back to the stock); no street, bankrupt."""
+        p = cmd.player
+        debts = state.debts_of(p)
+        if not debts:
+            raise Refusal("no_debt", player=Who(p))
+        d, cash = debts[0], state.cash(p)
+        out = Outcome()
+        owned = state.owned_by(p)
+        if not owned:
+            out.events.append(DebtSettled(p, d.creditor, cash))
+            return self.bankrupt_now(state, p, d.creditor, d.amount, out)
         give = cmd.intent.get("give")
-        if owned and give is None:
-            return Outcome(question=Question(
-                "ask_give_up", payer, "give", Command(payer, cmd.intent), tuple(owned),
-                lapses=False, params={"player": Who(payer), "amount": Money(amount),
-                                      "cash": Money(cash), "to": Who(creditor)}))
-        events: list[Event] = [*out.events, *self.pay(payer, creditor, cash)]
-        out.say("short_paid", player=Who(payer), to=Who(creditor), amount=Money(cash),
-                owed=Money(amount))
-        if owned:
-            if give not in owned:
-                raise Refusal("not_your_street", street=give)
-            events += self.give_street(state, str(give), creditor)
-            out.say("street_given" if creditor in state.players else "street_returned",
-                    player=Who(payer), street=give, to=Who(creditor))
-        else:
-            events.append(PlayerOut(payer))
-            out.say("bankrupt", player=Who(payer))
-            self.end_game(state, events, out)
-        out.events = events
+        if give is None:
+            raise Refusal("which_street")
+        if give not in owned:
+            raise Refusal("not_your_street", street=give)
+        out.events += [*self.pay(p, d.creditor, cash), DebtSettled(p, d.creditor, cash),
+                       *self.give_street(state, str(give), d.creditor)]
+        out.say("short_paid", player=Who(p), to=Who(d.creditor), amount=Money(cash),
+                owed=Money(d.amount))
+        out.say("street_given" if d.creditor in state.players else "street_returned",
+                player=Who(p), street=give, to=Who(d.creditor))
         return out
 
     def give_street(self, state: GameState, street: str, to: str) -> list[Event]:

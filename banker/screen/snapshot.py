@@ -100,13 +100,13 @@ def _players(edition: Edition, rules: Rules, state: GameState, names: dict[str, 
     for t in state.order:
         p = replace(state.players[t], cash=live.players.get(t, state.players[t]).cash)
         items = [f"{n} {_item_word(k, n)}" for k, n in sorted(p.items.items()) if n]
-        debt = state.debt if state.debt is not None and state.debt.debtor == t else None
+        debts = state.debts_of(t)
         out.append({
             "token": t, "name": names[t], "colour": colours[t], "cash": p.cash, "cash_text": edition.fmt(p.cash),
             "worth_text": edition.fmt(rules.measure(state, t)), "streets": len(state.owned_by(t)),
             "in_jail": p.in_jail, "out": p.out, "items": items,
-            "debt": None if debt is None else
-            f"owes {edition.fmt(debt.amount)} to {names.get(debt.creditor, 'the ' + debt.creditor)}",
+            "debt": "; ".join(f"owes {edition.fmt(d.amount)} to "
+                              f"{names.get(d.creditor, 'the ' + d.creditor)}" for d in debts) or None,
         })
     return out
 
@@ -148,10 +148,10 @@ def _extras(edition: Edition, state: GameState, live: GameState, names: dict[str
         extras["bank"] = edition.fmt(state.bank)
     stakes = live.stakes
     extras["stakes"] = [{"name": names.get(t, t), "amount": edition.fmt(v)} for t, v in stakes.items() if v]
-    if state.debt is not None:
-        d = state.debt
-        extras["debt"] = (f"{names.get(d.debtor, d.debtor)} owes {edition.fmt(d.amount)} to "
-                          f"{names.get(d.creditor, 'the ' + d.creditor)}")
+    if state.debts:
+        extras["debt"] = "; ".join(
+            f"{names.get(d.debtor, d.debtor)} owes {edition.fmt(d.amount)} to "
+            f"{names.get(d.creditor, 'the ' + d.creditor)}" for d in state.debts)
     return extras
 
 

@@ -82,10 +82,10 @@ def test_the_undo_question_names_the_command_briefly() -> None:
     assert t.s.state.cash("dog") == 1500
 
 
-def test_the_undo_question_names_rent_paid_with_a_street_as_the_command_said() -> None:
-    """The street given up is an answer, not the command: "pay rent on St. Charles Place",
-    read the same from a game file (the kill loop, seed 388713814: the slots came back from
-    the journal in another order, and the read-back named both streets in that order)."""
+def test_the_undo_question_names_the_street_given_up_for_a_debt() -> None:
+    """Rent that can't be paid opens a debt (its own transaction); the street given up
+    settles it (another one), which the undo question names as the player said it, read the
+    same from a game file (slots come back from the journal in another order)."""
     from banker.rules import Command, Intent
 
     t = Table("voice-banking", ["racecar", "dog", "cat"])
@@ -96,11 +96,14 @@ def test_the_undo_question_names_rent_paid_with_a_street_as_the_command_said() -
     t("racecar", "Oriental Avenue")
     assert t.s.state.owner("Oriental Avenue") == "dog"
     said = t("cat", "undo")
-    assert "last command, pay rent on St. Charles Place." in said, said
+    assert "last command, give up Oriental Avenue." in said, said
     tx = t.s.history[-1]
     for slots in (dict(tx.slots), dict(reversed(list(tx.slots.items())))):
         assert t.s.describe(Command(tx.player or "", Intent(tx.intent, slots))) == \
-            "pay rent on St. Charles Place", slots
+            "give up Oriental Avenue", slots
+    debt = t.s.history[-2]
+    assert t.s.describe(Command(debt.player or "", Intent(debt.intent, dict(debt.slots)))) == \
+        "pay rent on St. Charles Place"
 
 
 def test_the_undo_question_names_an_agreed_sale_as_it_was_asked() -> None:

@@ -99,18 +99,19 @@ def test_an_unsold_auction_is_closed_on_disk_before_it_is_said(tmp_path: Path) -
     gf.close()
 
 
-def test_an_undo_while_a_question_is_open_leaves_it_open_on_disk(tmp_path: Path) -> None:
-    """An undo row closes every dialogue when the journal is read back, as a transaction
-    does; the asked player's question stays open after his undo, so it must be noted open
-    again (the kill loop, seed 269287621: a shortfall question, "undo that", then a kill
-    resumed with nothing interrupted)."""
+def test_an_undo_of_a_debt_takes_its_question_with_it_on_disk(tmp_path: Path) -> None:
+    """The shortfall is a transaction of its own (the debt opens); undoing it closes the debt
+    and its question, and the journal says so: a kill then resumes with nothing asked. The
+    undo before it takes back "pay 1439", and the debt question is not asked any more."""
     path, gf = _game(tmp_path, "voice-banking")
     s = Session(VB, ["hat", "dog"], clock=VirtualClock(), journal=gf)
     for player, line in [("hat", "buy Baltic Avenue"), ("dog", "buy Park Place"),
                          ("hat", "pay 1439"), ("hat", "pay rent on Park Place")]:
         s.hear(player, line)
     assert s.pending is not None and GameFile(path).peek().open_dialogue == "ask_give_up"
-    s.hear("hat", "undo that")  # takes back "pay 1439"; the question is still asked
-    assert s.state.cash("hat") == 1440 and s.pending is not None
-    assert GameFile(path).peek().open_dialogue == "ask_give_up"
+    assert GameFile(path).peek().dialogue_state is not None
+    s.hear("hat", "undo that")  # takes back the debt: nothing is owed, nothing asked
+    assert s.state.debts == [] and s.pending is None and s.state.cash("hat") == 1
+    assert GameFile(path).peek().open_dialogue is None
+    assert GameFile(path).peek().dialogue_state is None
     gf.close()

@@ -91,9 +91,11 @@ class Scenario:
         return out
 
     def answer(self, out: Outcome, **slots: Any) -> Outcome:
-        """Answer ``out``'s question: its ``then`` command, decided again with the answer."""
-        assert out.question is not None, "nothing was asked"
-        then = out.question.then
+        """Answer ``out``'s question (or, as the session does, the question an open debt asks
+        from the state): its ``then`` command, decided again with the answer."""
+        question = out.question or self.rules.debt_question(self.state)
+        assert question is not None, "nothing was asked"
+        then = question.then
         again = self.decide_command(Command(then.player, then.intent.with_slots(**slots)))
         self.apply(again.events, then.name)
         return again
