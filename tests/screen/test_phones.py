@@ -1,0 +1,149 @@
+"""The players' phones in a real headless Chromium: the token button and a close microphone.
+
+A real ``banker play --keyboard`` (a table without sound of its own) serves the players' page;
+Chromium's fake microphone plays a piper clip of "buy Baltic Avenue" (padded with silence, as
+the fake device loops its file); the real recogniser hears it. Each phone is a browser tab
+(its own phone id, kept by the tab).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+
+from tests.screen.conftest import CHROMEDRIVER, CHROMIUM
+
+SPOKEN = "buy baltic avenue"
+
+
+@pytest.fixture(scope="module")
+def phone_browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """Chromium whose microphone says "buy Baltic Avenue" (then 2 s of silence, looped)."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    from banker.tools import clips
+
+    wav = tmp_path_factory.mktemp("mic") / "buy-baltic-avenue.wav"
+    clips.write_wav(wav, clips.pad(clips.speech(SPOKEN), 0.4, 2.0))
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=420,900", "--use-fake-device-for-media-stream",
+                "--use-fake-ui-for-media-stream", f"--use-file-for-fake-audio-capture={wav}",
+                "--autoplay-policy=no-user-gesture-required"):
+        opts.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+class Phone:
+    """One phone: a tab on the players' page."""
+
+    def __init__(self, d: Any, url: str, new_tab: bool = False) -> None:
+        self.d = d
+        if new_tab:
+            d.switch_to.new_window("tab")
+        d.get(url)
+        self.handle = d.current_window_handle
+
+    def focus(self) -> Phone:
+        self.d.switch_to.window(self.handle)
+        return self
+
+    def until(self, cond: Any, what: str, timeout: float = 10.0) -> Any:
+        end = time.monotonic() + timeout
+        last: Any = None
+        while time.monotonic() < end:
+            self.focus()
+            try:
+                last = cond()
+            except Exception as exc:  # the page is being redrawn
+                last = exc
+            if last and not isinstance(last, Exception):
+                return last
+            time.sleep(0.05)
+        raise AssertionError(f"the phone never showed {what} (last: {last!r})")
+
+    def text(self, css: str) -> str:
+        return str(self.focus().d.find_element(By.CSS_SELECTOR, css).text)
+
+    def claim(self, token: str) -> None:
+        self.until(lambda: self.d.find_elements(By.CSS_SELECTOR, f'[data-token="{token}"]'), f"the {token}")
+        self.d.find_element(By.CSS_SELECTOR, f'[data-token="{token}"]').click()
+        self.until(lambda: self.d.find_element(By.ID, "talk").is_displayed(), "the button")
+
+    def hold(self, seconds: float) -> None:
+        talk = self.focus().d.find_element(By.ID, "talk")
+        ActionChains(self.d).click_and_hold(talk).perform()
+        time.sleep(seconds)
+        ActionChains(self.d).release(talk).perform()
+
+    def press_down(self) -> None:
+        ActionChains(self.focus().d).click_and_hold(self.d.find_element(By.ID, "talk")).perform()
+
+
+def _start(play: Any, tmp_path: Path) -> tuple[Any, str]:
+    g = play("--players", "dog,cat", "--game", str(tmp_path / "g.sqlite"), "--no-browser")
+    url = g.url()
+    g.wait_for(g.err, r"Players' phones: open (http://\S+/player)")
+    return g, url + "player"
+
+
+def test_a_phone_buys_by_voice(play: Any, phone_browser: Any, tmp_path: Path) -> None:
+    g, url = _start(play, tmp_path)
+    phone = Phone(phone_browser, url)
+    phone.claim("dog")
+    assert phone.text("#cash") == "M1,500"
+    phone.hold(3.2)  # press, speak, let go
+    phone.until(lambda: phone.text("#cash") == "M1,440", "M1,440 after the purchase", timeout=40)
+    assert "Baltic Avenue" in phone.text("#said")
+    g.wait_for(g.out, r"\(Dog: buy baltic avenue\)")
+    g.wait_for(g.out, r"Sold! Baltic Avenue is yours for M60")
+
+
+def test_two_phones_bid_and_a_taken_token_is_refused(play: Any, phone_browser: Any, tmp_path: Path) -> None:
+    g, url = _start(play, tmp_path)
+    dog = Phone(phone_browser, url)
+    dog.claim("dog")
+    cat = Phone(phone_browser, url, new_tab=True)
+    cat.until(lambda: "taken" in (cat.d.find_element(By.CSS_SELECTOR, '[data-token="dog"]')
+                                  .get_attribute("class") or ""), "the dog taken")
+    cat.d.find_element(By.CSS_SELECTOR, '[data-token="dog"]').click()
+    cat.until(lambda: cat.d.find_element(By.ID, "refused").is_displayed(), "the refusal")
+    cat.claim("cat")
+    g.type("dog: auction Park Place")
+    g.wait_for(g.out, r"Auction for Park Place")
+    for p, said in ((dog, r"M50 from Dog"), (cat, r"Cat bids M100")):
+        # no microphone on these phones: the button alone, a tap, is a bid
+        p.focus().d.execute_script(
+            "navigator.mediaDevices.getUserMedia = () => Promise.reject(new Error('denied'))")
+        ActionChains(p.d).click(p.d.find_element(By.ID, "talk")).perform()
+        g.wait_for(g.out, said, timeout=20)
+    g.wait_for(g.out, r"Sold to Cat for M100", timeout=30)
+    cat.until(lambda: cat.text("#cash") == "M1,400", "the cat paying for Park Place", timeout=20)
+    assert dog.text("#cash") == "M1,500"
+
+
+def test_a_dropped_connection_mid_turn_loses_nothing(play: Any, phone_browser: Any, tmp_path: Path) -> None:
+    g, url = _start(play, tmp_path)
+    phone = Phone(phone_browser, url)
+    phone.claim("dog")
+    phone.press_down()
+    time.sleep(2.6)  # the words are said; the button is still down
+    phone.d.execute_script("window.bankerPhone.socket().close(4000)")  # the connection drops
+    phone.until(lambda: "Reconnecting" in phone.text("#link") or "Connected" in phone.text("#link"), "the loss")
+    ActionChains(phone.d).release().perform()
+    phone.until(lambda: phone.text("#cash") == "M1,440", "M1,440 after reconnecting", timeout=40)
+    assert "Connected" in phone.text("#link")
+    assert phone.d.find_element(By.ID, "talk").is_displayed()  # the token is still this phone's
+    g.wait_for(g.out, r"Sold! Baltic Avenue is yours for M60")
