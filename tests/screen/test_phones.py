@@ -147,3 +147,38 @@ def test_a_dropped_connection_mid_turn_loses_nothing(play: Any, phone_browser: A
     assert "Connected" in phone.text("#link")
     assert phone.d.find_element(By.ID, "talk").is_displayed()  # the token is still this phone's
     g.wait_for(g.out, r"Sold! Baltic Avenue is yours for M60")
+
+
+def test_off_loopback_the_phones_page_is_https_and_needs_the_key(play: Any, tmp_path: Path) -> None:
+    import re
+    import ssl
+    import urllib.error
+    import urllib.request
+
+    from tests.screen.conftest import free_port
+
+    port = free_port()
+    g = play("--players", "dog,cat", "--game", str(tmp_path / "g.sqlite"), "--screen-host", "0.0.0.0",
+             "--screen-port", str(port), "--no-browser")
+    m = g.wait_for(g.err, r"Players' phones: open (https://\S+/player\?t=([\w-]{16,}))")
+    key = m.group(2)
+    insecure = ssl.create_default_context()
+    insecure.check_hostname = False
+    insecure.verify_mode = ssl.CERT_NONE
+
+    def get(url: str) -> int:
+        try:
+            with urllib.request.urlopen(url, timeout=10, context=insecure) as r:
+                return int(r.status)
+        except urllib.error.HTTPError as e:
+            return int(e.code)
+
+    base = f"https://127.0.0.1:{port}"
+    assert get(f"{base}/player?t={key}") == 200
+    assert get(f"{base}/player") == 403
+    assert get(f"{base}/player?t=wrong{key}") == 403
+    assert get(f"http://127.0.0.1:{port}/state?t={key}") == 200  # the table screen: plain HTTP still
+    cert = tmp_path / "data" / "banker" / "tls" / "cert.pem"
+    assert cert.exists() and re.search(r"BEGIN CERTIFICATE", cert.read_text())
+    g.type("dog: buy Baltic Avenue")
+    g.wait_for(g.out, r"Sold! Baltic Avenue")
