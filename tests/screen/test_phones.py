@@ -17,7 +17,7 @@ import pytest
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 
-from tests.screen.conftest import CHROMEDRIVER, CHROMIUM
+from tests.screen.conftest import chromium, free_port
 
 SPOKEN = "buy baltic avenue"
 
@@ -25,21 +25,13 @@ SPOKEN = "buy baltic avenue"
 @pytest.fixture(scope="module")
 def phone_browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """Chromium whose microphone says "buy Baltic Avenue" (then 2 s of silence, looped)."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
     from banker.tools import clips
 
     wav = tmp_path_factory.mktemp("mic") / "buy-baltic-avenue.wav"
     clips.write_wav(wav, clips.pad(clips.speech(SPOKEN), 0.4, 2.0))
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=420,900", "--use-fake-device-for-media-stream",
-                "--use-fake-ui-for-media-stream", f"--use-file-for-fake-audio-capture={wav}",
-                "--autoplay-policy=no-user-gesture-required"):
-        opts.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    driver: Any = chromium("--window-size=420,900", "--use-fake-device-for-media-stream",
+                           "--use-fake-ui-for-media-stream", f"--use-file-for-fake-audio-capture={wav}",
+                           "--autoplay-policy=no-user-gesture-required")
     try:
         yield driver
     finally:
@@ -78,9 +70,12 @@ class Phone:
         return str(self.focus().d.find_element(By.CSS_SELECTOR, css).text)
 
     def claim(self, token: str) -> None:
-        self.until(lambda: self.d.find_elements(By.CSS_SELECTOR, f'[data-token="{token}"]'), f"the {token}")
-        self.d.find_element(By.CSS_SELECTOR, f'[data-token="{token}"]').click()
-        self.until(lambda: self.d.find_element(By.ID, "talk").is_displayed(), "the button")
+        def claimed() -> bool:
+            if self.d.find_element(By.ID, "talk").is_displayed():
+                return True
+            self.d.find_element(By.CSS_SELECTOR, f'[data-token="{token}"]').click()
+            return False
+        self.until(claimed, f"the button after claiming the {token}")
 
     def hold(self, seconds: float) -> None:
         talk = self.focus().d.find_element(By.ID, "talk")
@@ -118,8 +113,10 @@ def test_two_phones_bid_and_a_taken_token_is_refused(play: Any, phone_browser: A
     cat = Phone(phone_browser, url, new_tab=True)
     cat.until(lambda: "taken" in (cat.d.find_element(By.CSS_SELECTOR, '[data-token="dog"]')
                                   .get_attribute("class") or ""), "the dog taken")
-    cat.d.find_element(By.CSS_SELECTOR, '[data-token="dog"]').click()
-    cat.until(lambda: cat.d.find_element(By.ID, "refused").is_displayed(), "the refusal")
+    def refused() -> bool:
+        cat.d.find_element(By.CSS_SELECTOR, '[data-token="dog"]').click()
+        return bool(cat.d.find_element(By.ID, "refused").is_displayed())
+    cat.until(refused, "the refusal")
     cat.claim("cat")
     g.type("dog: auction Park Place")
     g.wait_for(g.out, r"Auction for Park Place")
@@ -155,7 +152,6 @@ def test_off_loopback_the_phones_page_is_https_and_needs_the_key(play: Any, tmp_
     import urllib.error
     import urllib.request
 
-    from tests.screen.conftest import free_port
 
     port = free_port()
     g = play("--players", "dog,cat", "--game", str(tmp_path / "g.sqlite"), "--screen-host", "0.0.0.0",

@@ -25,6 +25,7 @@ from banker.frontends.voice.events import InputEvent, KeyInput
 from banker.screen.phones import Phones, parse_key
 from banker.speech.buttons import ButtonEvent
 from banker.speech.protocols import drain
+from banker.speech.stand_ins import FedMic
 
 FRAME_BYTES = 960  # 30 ms of 16 kHz int16
 KEEP_SECONDS = 30.0  # s of a phone's sound kept from its press until its turn is listened to
@@ -107,33 +108,15 @@ class PhoneAudio:
         self.stop_listening()
 
 
-class SilentMic:
+class SilentMic(FedMic):
     """The microphone of a table that has none: silence in real time while listening (a
     phone without a microphone is then a button, and its press a bid or a "yes")."""
 
-    def __init__(self) -> None:
-        self._q: queue.Queue[bytes] = queue.Queue()
-        self._stop = threading.Event()
-        self._stop.set()
-
-    def frames(self) -> queue.Queue[bytes]:
-        return self._q
-
-    def start_listening(self, since: float | None = None) -> None:
-        self._stop.set()
-        stop = self._stop = threading.Event()
-
+    def _feeder(self, stop: threading.Event) -> Callable[[], None]:
         def feed() -> None:
             while not stop.wait(0.03):
                 self._q.put(SILENT_FRAME)
-        threading.Thread(target=feed, name="silent-mic", daemon=True).start()
-
-    def stop_listening(self) -> None:
-        self._stop.set()
-        drain(self._q)
-
-    def close(self) -> None:
-        self._stop.set()
+        return feed
 
 
 class PhoneEars:

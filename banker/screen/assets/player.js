@@ -10,7 +10,7 @@
     sessionStorage.setItem("banker-phone", id);
   }
   let ws = null, players = [], view = {mine: null, taken: [], said: ""}, heardAt = 0, retry = 500;
-  let mic = "none", streaming = false, downAt = 0, down = false, micStarting = null;
+  let mic = "none", streaming = false, downAt = 0, down = false, micStarting = null, shownTokens = "";
   const $ = s => document.getElementById(s);
 
   function link(text, lost) { const l = $("link"); l.textContent = text; l.classList.toggle("lost", !!lost); }
@@ -48,6 +48,14 @@
   function render() {
     const mine = players.find(p => p.token === view.mine);
     $("pick").hidden = !!mine; $("mine").hidden = !mine;
+    const shown = JSON.stringify([players.map(p => [p.token, p.name, p.colour]), view.taken]);
+    if (shown !== shownTokens) { shownTokens = shown; tokens(); }
+    if (!mine) return;
+    $("name").textContent = mine.name; $("cash").textContent = mine.cash;
+    $("talk").style.background = mine.colour; $("said").textContent = view.said || "";
+  }
+
+  function tokens() {  // redrawn only when they change: a finger on one is not pulled away
     $("tokens").replaceChildren(...players.map(p => {
       const taken = view.taken.includes(p.token);
       const li = document.createElement("li");
@@ -57,9 +65,6 @@
       li.onclick = () => { $("refused").hidden = true; send({claim: p.token}); };
       return li;
     }));
-    if (!mine) return;
-    $("name").textContent = mine.name; $("cash").textContent = mine.cash;
-    $("talk").style.background = mine.colour; $("said").textContent = view.said || "";
   }
 
   async function openMic() {
