@@ -85,7 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="whole games by voice at a simulated table, clean and in noise")
     b.add_argument("--games", type=_count, help="with --table: games per condition (default 3)")
     b.add_argument("--phones", action="store_true",
-                   help="with --table: the far microphone beside a close one (a phone)")
+                   help="a phone's reply latency beside the local microphone's; with --table: "
+                        "the far microphone beside a close one (a phone)")
     b.add_argument("--files", type=_count, help="with --real: how many recordings (default 36)")
     return p
 
@@ -189,7 +190,9 @@ def _dispatch(args: argparse.Namespace) -> int:
             if args.games is not None and not args.table:
                 raise UsageError("--games goes with --table (games per condition).")
             if args.phones and not args.table:
-                raise UsageError("--phones goes with --table (the close microphone beside the far one).")
+                from banker.tools.bench_phones import run_phones
+
+                return run_phones(quick=args.quick, out=args.out)
             if args.table:
                 from banker.tools.bench_table import run_table
 
