@@ -92,7 +92,9 @@ class Screen:
         if self.token:
             self._qr(self.url)
         if self.show_address or self.token:
-            self._tell(f"Players' phones: open {phone_url}")
+            accept = (" (the phone warns about the certificate banker made itself: choose Advanced, "
+                      "then Proceed)") if self.token else ""
+            self._tell(f"Players' phones: open {phone_url}{accept}")
         if self.token:
             self._qr(phone_url)
         if self.browser:
