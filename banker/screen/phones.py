@@ -72,6 +72,7 @@ class Phone:
     pressed_at: float | None = None  # the button is down (or a tap's turn goes on)
     holding: bool = False
     listening: bool = False
+    listened_from: float = 0.0  # when the turn being listened to started
     streaming: bool = False  # its audio is wanted: from the press to the end of the turn
 
 
@@ -222,8 +223,11 @@ class Phones:
             if phone is None:
                 return
             phone.listening = on
-            if not on:
-                phone.streaming = False
+            now = time.monotonic()
+            if on:
+                phone.listened_from = now
+            elif phone.pressed_at is None or phone.pressed_at <= phone.listened_from:
+                phone.streaming = False  # (a press made since then waits its turn: it goes on)
                 phone.pressed_at = None
             if phone.connected:
                 phone.send(self.view(phone.id))

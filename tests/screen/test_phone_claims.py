@@ -107,3 +107,22 @@ def test_lines_go_to_the_players_they_name_ask_or_answer(table: tuple[Phones, Si
     phones.said("Do you want to buy it?", asked=("cat",))
     assert b.last("phone")["said"] == "Do you want to buy it?"
     assert a.last("phone")["said"].startswith("Sold!")
+
+
+def test_a_press_that_waits_for_the_last_turn_keeps_its_sound(table: tuple[Phones, Sink],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    phones, sink = table
+    Page(phones, "a")
+    phones.claim("a", "dog")
+    phones.mic("a", "on")
+    key = phone_key("dog", "a")
+    monkeypatch.setattr(ph, "TAP", 0.0)
+    phones.press("a")
+    phones.listening(key, True)
+    phones.release("a")  # the turn is being decoded...
+    assert not phones.streaming(key)
+    phones.press("a")  # ...and the player presses again: the new turn waits for it
+    phones.listening(key, False)
+    assert phones.streaming(key)
+    phones.audio("a", b"\0\0")
+    assert sink.events[-1] == ("audio", key)

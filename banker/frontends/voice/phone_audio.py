@@ -48,11 +48,14 @@ class PhoneAudio:
         self._listening = False
         self._since = 0.0
         self._turn = 0
+        self._next_from: float | None = None  # pressed again while a turn is listened to
 
-    def pressed(self) -> None:
-        """A new press: what the phone sends from now on is this turn's."""
+    def pressed(self, at: float) -> None:
+        """A new press: what the phone sends from now on is the next turn's."""
         with self._lock:
-            if not self._listening:
+            if self._listening:
+                self._next_from = at  # kept for the next turn, which waits for this one
+            else:
                 self._held.clear()
                 self._buf = b""
 
@@ -61,7 +64,7 @@ class PhoneAudio:
             self._buf += pcm
             while len(self._buf) >= FRAME_BYTES:
                 frame, self._buf = self._buf[:FRAME_BYTES], self._buf[FRAME_BYTES:]
-                if self._listening:
+                if self._listening and (self._next_from is None or at < self._next_from):
                     if at >= self._since:
                         self._q.put(frame)
                 else:
@@ -78,6 +81,7 @@ class PhoneAudio:
                 if at >= self._since:
                     self._q.put(frame)
             self._held.clear()
+            self._next_from = None
             self._listening = True
             self._turn += 1
             turn = self._turn
@@ -100,7 +104,8 @@ class PhoneAudio:
             was = self._listening
             self._listening = False
             drain(self._q)
-            self._held.clear()
+            if self._next_from is None:
+                self._held.clear()
         if was:
             self.on_listening(False)
 
@@ -140,7 +145,7 @@ class PhoneEars:
 
     def press(self, key: str, at: float, mic: bool) -> None:
         self._mic[key] = mic
-        self._ear(key).pressed()
+        self._ear(key).pressed(at)
         self.post(KeyInput(ButtonEvent(key, "press", "phone", at)))
 
     def release(self, key: str, at: float) -> None:
