@@ -21,6 +21,7 @@ import ssl
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import uvicorn
 from starlette.applications import Starlette
@@ -161,8 +162,9 @@ def make_app(hub: Hub, token: str | None, phones: Phones | None = None) -> Starl
         return JSONResponse({"url": phones.url, "qr": _qr_svg(phones.url)}, headers={"Cache-Control": "no-store"})
 
     async def phone(ws: WebSocket) -> None:
-        if refused(ws) is not None:
-            await ws.close(code=1008)
+        origin = ws.headers.get("origin")
+        if refused(ws) is not None or (origin and urlsplit(origin).netloc != ws.headers.get("host")):
+            await ws.close(code=1008)  # another site's page must not press anyone's button
             return
         await phone_socket(ws, hub, phones)
 

@@ -174,6 +174,16 @@ def test_off_loopback_the_phones_page_is_https_and_needs_the_key(play: Any, tmp_
     assert get(f"{base}/player") == 403
     assert get(f"{base}/player?t=wrong{key}") == 403
     assert get(f"http://127.0.0.1:{port}/state?t={key}") == 200  # the table screen: plain HTTP still
+    from websockets.exceptions import InvalidStatus
+    from websockets.sync.client import connect
+
+    wss = f"wss://127.0.0.1:{port}/phone?t={key}"
+    with pytest.raises(InvalidStatus):  # another site's page
+        connect(wss, ssl=insecure, origin="https://elsewhere.example")  # type: ignore[arg-type]
+    with connect(wss, ssl=insecure, origin=f"https://127.0.0.1:{port}") as ws:  # type: ignore[arg-type]
+        ws.send('{"hello": "python"}')
+        first = [str(ws.recv(timeout=10)) for _ in range(2)]  # this phone's view, then the players
+        assert any('"token":"dog"' in m and '"cash":"M1,500"' in m for m in first), first
     cert = tmp_path / "data" / "banker" / "tls" / "cert.pem"
     assert cert.exists() and re.search(r"BEGIN CERTIFICATE", cert.read_text())
     g.type("dog: buy Baltic Avenue")
