@@ -77,12 +77,6 @@ class Phone:
             return False
         self.until(claimed, f"the button after claiming the {token}")
 
-    def hold(self, seconds: float) -> None:
-        talk = self.focus().d.find_element(By.ID, "talk")
-        ActionChains(self.d).click_and_hold(talk).perform()
-        time.sleep(seconds)
-        ActionChains(self.d).release(talk).perform()
-
     def press_down(self) -> None:
         ActionChains(self.focus().d).click_and_hold(self.d.find_element(By.ID, "talk")).perform()
 
@@ -99,7 +93,11 @@ def test_a_phone_buys_by_voice(play: Any, phone_browser: Any, tmp_path: Path) ->
     phone = Phone(phone_browser, url)
     phone.claim("dog")
     assert phone.text("#cash") == "M1,500"
-    phone.hold(3.2)  # press, speak, let go
+    phone.press_down()  # press, speak, let go
+    pressed = time.monotonic()
+    phone.until(lambda: phone.text("#talk") == "Listening…", "that it listens", timeout=3)
+    time.sleep(max(0.0, 3.2 - (time.monotonic() - pressed)))
+    ActionChains(phone.d).release().perform()
     phone.until(lambda: phone.text("#cash") == "M1,440", "M1,440 after the purchase", timeout=40)
     assert "Baltic Avenue" in phone.text("#said")
     g.wait_for(g.out, r"\(Dog: buy baltic avenue\)")

@@ -41,6 +41,7 @@
       view = m;
       if (!m.streaming) streaming = false;
       $("talk").classList.toggle("listening", !!m.listening);
+      $("talk").textContent = m.listening ? "Listening…" : "Press to talk";
     } else if (m.type === "refused") { const r = $("refused"); r.textContent = m.text; r.hidden = false; }
     render();
   }
@@ -93,6 +94,7 @@
     if (!ws || ws.readyState !== 1) return;
     try { talk.setPointerCapture(e.pointerId); } catch (_) { /* a synthetic pointer */ }
     setDown(true); downAt = Date.now();
+    if (navigator.vibrate) navigator.vibrate(30);  // felt: the press was taken
     if (mic === "none") micStarting = openMic();  // asked on the first press, not before
     streaming = mic !== "off";
     send({press: true});
