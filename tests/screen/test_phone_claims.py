@@ -126,3 +126,11 @@ def test_a_press_that_waits_for_the_last_turn_keeps_its_sound(table: tuple[Phone
     assert phones.streaming(key)
     phones.audio("a", b"\0\0")
     assert sink.events[-1] == ("audio", key)
+
+
+def test_each_phone_learns_its_own_voice() -> None:
+    from banker.frontends.voice.playing import voice_of
+
+    assert voice_of("dog", "1") == "dog"  # the table's microphone
+    assert voice_of("dog", phone_key("dog", "a")) == "dog@phone:a"
+    assert voice_of("dog", phone_key("dog", "b")) != voice_of("dog", phone_key("dog", "a"))
