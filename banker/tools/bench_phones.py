@@ -24,7 +24,7 @@ from typing import Literal, TextIO
 
 from banker.frontends.voice.devices import VoiceIO
 from banker.frontends.voice.events import EndOfInput, KeyInput
-from banker.frontends.voice.latency import _warm_now
+from banker.frontends.voice.latency import warm_now
 from banker.frontends.voice.loop import VoiceLoop
 from banker.frontends.voice.phone_audio import FRAME_BYTES, PhoneEars
 from banker.frontends.voice.playing import Playing
@@ -116,7 +116,7 @@ def run_phones(rounds: int = ROUNDS, stream: TextIO | None = None, quick: bool =
             assert screen.phones is not None and screen.url is not None
             vio.phones = PhoneEars(screen.phones, vio.events.put)
             playing = Playing(game.session, vio, text_out, warm_ahead=False)
-            _warm_now(voice, playing, "all")
+            warm_now(voice, playing, "all")
             vio.ready(game.session.edition)
             phone = _connect(screen.url.replace("http://", "ws://") + "phone")
             driver = threading.Thread(target=_drive, args=(said * rounds, vio, mic, phone, times, lost),
