@@ -133,6 +133,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--table", action="store_true",
                    help="whole games by voice at a simulated table, clean and in noise")
     b.add_argument("--games", type=_count, help="with --table: games per condition (default 3)")
+    b.add_argument("--phones", action="store_true",
+                   help="a phone's reply latency beside the local microphone's; with --table: "
+                        "the far microphone beside a close one (a phone)")
     b.add_argument("--files", type=_count, help="with --real: how many recordings (default 36)")
     return p
 
@@ -237,10 +240,14 @@ def _dispatch(args: argparse.Namespace) -> int:
 
             if args.games is not None and not args.table:
                 raise UsageError("--games goes with --table (games per condition).")
+            if args.phones and not args.table:
+                from banker.tools.bench_phones import run_phones
+
+                return run_phones(quick=args.quick, out=args.out)
             if args.table:
                 from banker.tools.bench_table import run_table
 
-                return run_table(args.games, args.full, out=args.out)
+                return run_table(args.games, args.full, out=args.out, phones=args.phones)
             if args.real is not None:
                 from banker.tools.bench_real import run_real
 
@@ -298,8 +305,14 @@ def cmd_play(args: argparse.Namespace) -> int:
             if game.session.state.game_over and game.resumed:
                 return 0
             screen.start(game.session, game.file.path)
-            rc = voice.run(game.session) if voice is not None else None
-            return rc if rc is not None else run_keyboard(game.session, sys.stdin, out)
+            rc = voice.run(game.session, screen.phones) if voice is not None else None
+            if rc is not None:
+                return rc
+            if screen.phones is not None:  # no sound here: typed lines, and the phones
+                from banker.frontends.voice.phone_table import run_phone_table
+
+                return run_phone_table(game.session, config, sys.stdin, out, screen.phones)
+            return run_keyboard(game.session, sys.stdin, out)
         finally:
             screen.close()
             game.file.close()

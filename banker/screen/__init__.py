@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from banker.screen.feed import Feed
+from banker.screen.phones import Phones
 
 if TYPE_CHECKING:
     from banker.interpreter.session import Session
@@ -39,6 +40,7 @@ class Screen:
         self.err = err or sys.stderr
         self.show_address = port is not None or host is not None or not browser or _is_terminal(self.err)
         self.feed = Feed()
+        self.phones: Phones | None = None  # the players' phones, once the screen serves
         self.url: str | None = None
         self.token: str | None = None
         self._server: Server | None = None
@@ -50,6 +52,8 @@ class Screen:
         """Chained to ``on_say``: called in the game thread after each commit it announces."""
         if self.enabled:
             self.feed.said(text)
+            if self.phones is not None:
+                self.phones.said(text, self.feed.now.asked)
 
     def start(self, session: Session, game_path: Path) -> None:
         if not self.enabled:
@@ -72,6 +76,11 @@ class Screen:
         port = sock.getsockname()[1]
         shown = _shown_host(host)
         self.url = f"http://{shown}:{port}/" + (f"?t={self.token}" if self.token else "")
+        # phones need a secure page for the microphone: HTTPS off loopback (tls.py)
+        phone_url = (f"https://{shown}:{port}/player?t={self.token}" if self.token
+                     else f"http://{shown}:{port}/player")
+        ed = session.edition
+        self.phones = Phones({t: ed.token(t).name for t in session.state.order}, url=phone_url)
         self.feed.attach(session)
         self._thread = threading.Thread(target=self._serve, args=(session, game_path, sock),
                                         name="banker-screen", daemon=True)
@@ -82,6 +91,12 @@ class Screen:
             self._tell(f"The table screen is at {self.url}")
         if self.token:
             self._qr(self.url)
+        if self.show_address or self.token:
+            accept = (" (the phone warns about the certificate banker made itself: choose Advanced, "
+                      "then Proceed)") if self.token else ""
+            self._tell(f"Players' phones: open {phone_url}{accept}")
+        if self.token:
+            self._qr(phone_url)
         if self.browser:
             threading.Thread(target=self._open_browser, name="banker-browser", daemon=True).start()
 
@@ -89,9 +104,17 @@ class Screen:
         """The screen's thread: the web stack is loaded here, so the game starts at once."""
         try:
             from banker.screen.server import Hub, Server
+            from banker.screen.tls import server_context
 
             hub = Hub(self.feed, session.edition, session.rules, session.base, game_path)
-            server = Server(hub, sock, self.token)
+            tls = None
+            if self.token:  # off loopback: the phones' page needs HTTPS for the microphone
+                try:
+                    tls = server_context(_shown_host(self.host or LOOPBACK))
+                except Exception as exc:  # the screen and the phones' buttons work without it
+                    self._tell(f"The phones' secure page can't start ({_why(exc)}); their microphones "
+                               "can't be used, their buttons can.")
+            server = Server(hub, sock, self.token, self.phones, tls)
             with self._lock:
                 if self._closed:
                     sock.close()

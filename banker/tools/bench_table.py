@@ -33,6 +33,11 @@ from banker.tools.table_sim import Cmd, GameResult, Mode, Script, play_game
 EDITION = "voice-banking"
 CONDITIONS = ("clean", "babble:10", "pink:10")
 FULL_CONDITIONS = ("clean", "babble:20", "babble:10", "babble:5", "pink:20", "pink:10", "pink:5")
+# The far microphone (the laptop in the middle of the table, babble 10 dB below the speech)
+# beside a close one (a phone a hand's breadth from the mouth hears its player 15 dB louder
+# over the same babble).
+PHONE_CONDITIONS = ("babble:10", "babble:25")
+CONDITION_NAMES = {"babble:10": "far microphone", "babble:25": "close microphone (a phone)"}
 GAMES = 3  # per condition, by default
 COMMANDS = 6  # per game
 TARGETS = {"exact_clean_pct": 95.0, "exact_babble_10_pct": 70.0, "extra_turns_clean_max": 0.3}
@@ -216,9 +221,10 @@ def targets_line(report: dict[str, Any]) -> str:
 # --- the command ---------------------------------------------------------------------------
 def run_table(games: int | None = None, full: bool = False, out: Path | None = None,
               stream: TextIO | None = None, *, baseline: bool = True, mode: Mode = "release",
-              n_commands: int = COMMANDS) -> int:
+              n_commands: int = COMMANDS, phones: bool = False) -> int:
     """Play ``games`` scripted games per condition (honest, then naive players); print the
-    table; write the JSON report."""
+    table; write the JSON report. ``phones``: the far microphone beside the close one
+    (``PHONE_CONDITIONS``), honest players only."""
     from banker.config import load_config
 
     stream = stream or sys.stdout
@@ -227,7 +233,8 @@ def run_table(games: int | None = None, full: bool = False, out: Path | None = N
               file=sys.stderr)
         return 2
     n_games = games or GAMES
-    conditions = FULL_CONDITIONS if full else CONDITIONS
+    conditions = PHONE_CONDITIONS if phones else FULL_CONDITIONS if full else CONDITIONS
+    baseline = baseline and not phones
     scripts = [make_script(2026 + i, n_commands) for i in range(n_games)]
     config = load_config()  # a turn waits for the second ear's load: the same game every run
     config = {**config, "asr": {**(config.get("asr") or {}), "second_ear_wait": True}}
@@ -260,6 +267,9 @@ def run_table(games: int | None = None, full: bool = False, out: Path | None = N
             report["baseline"][cond] = score(naive)
     report["seconds"] = round(time.monotonic() - t0, 1)
     print(table(report), file=stream)
+    for cond in conditions:
+        if phones and cond in CONDITION_NAMES:
+            print(f"{cond}: {CONDITION_NAMES[cond]}", file=stream)
     print(targets_line(report), file=stream)
     print(f"time: {report['seconds']:.0f} s", file=stream)
     out = out or clips.cache_dir() / "bench" / "table.json"

@@ -28,7 +28,7 @@ import queue
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -44,7 +44,8 @@ from banker.frontends.voice.playing import PausableClock, Playing
 from banker.interpreter.session import Session
 from banker.speech.buttons import ButtonEvent
 from banker.speech.latency import true_end
-from banker.speech.stand_ins import FedMic
+from banker.speech.stand_ins import FedMic, SilentVoice
+from banker.speech.stand_ins import SilentOut as VirtualOut
 from banker.tools import clips
 from banker.tools.clips import Voice
 
@@ -223,53 +224,6 @@ class VirtualMic(FedMic):
                     time.sleep(0.002)  # the listener has this frame: now let go
                 on_release()
                 return
-
-
-class VirtualOut:
-    """A loudspeaker nobody listens to: every sample is taken at once."""
-
-    rate = RATE
-    latency = 0.0
-
-    def play(self, pcm: clips.Pcm, on_start: Callable[[float], None] | None = None) -> None:
-        if on_start is not None:
-            on_start(time.monotonic())
-
-    def stop(self) -> None:
-        pass
-
-    def busy(self) -> bool:
-        return False
-
-    def sounding_until(self) -> float:
-        return 0.0
-
-    def close(self) -> None:
-        pass
-
-
-class SilentVoice:
-    """A voice that renders nothing: the simulated players read the words."""
-
-    sample_rate = RATE
-
-    def __init__(self) -> None:
-        self.fixed: set[str] = set()
-
-    def speak(self, text: str) -> Iterator[clips.Pcm]:
-        yield np.zeros(16, dtype=np.int16)
-
-    def speak_all(self, text: str) -> clips.Pcm:
-        return np.zeros(16, dtype=np.int16)
-
-    def add_fixed(self, lines: Any = (), openings: Any = ()) -> None:
-        pass
-
-    def warm(self, texts: Any = None, idle: Any = None, stop: Any = None) -> int:
-        return 0
-
-    def close(self) -> None:
-        pass
 
 
 class TablePlaying(Playing):

@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -96,17 +97,21 @@ def play(tmp_path: Path) -> Iterator[object]:
         g.close()
 
 
-@pytest.fixture(scope="session")
-def browser() -> Iterator[object]:
+def chromium(*args: str) -> object:
+    """Debian's headless Chromium under selenium, with ``args`` besides the usual ones."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1400,2000", "--force-device-scale-factor=1"):
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", *args):
         opts.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    driver: Any = chromium("--window-size=1400,2000", "--force-device-scale-factor=1")
     try:
         yield driver
     finally:

@@ -34,9 +34,11 @@ from banker.frontends.voice.devices import AudioUnavailable, TurnTiming, VoiceIO
 from banker.frontends.voice.joining import JOIN_CLOSE, Joining, join_by_voice
 from banker.frontends.voice.listener import Listener, Listening, TurnHeard
 from banker.frontends.voice.loop import PROMPT, VoiceLoop
+from banker.frontends.voice.phone_audio import PhoneEars
 from banker.frontends.voice.playing import PausableClock, Playing, run_voice
 from banker.frontends.voice.speaker import Speaker
 from banker.interpreter.session import Session
+from banker.screen.phones import Phones
 
 __all__ = [
     "JOIN_CLOSE",
@@ -90,11 +92,14 @@ class VoiceFrontend:
             return ask_players_stdin(self.stdin, self.out, list(edition.token_ids))
         return join_by_voice(io, edition, self.out)
 
-    def run(self, session: Session) -> int | None:
-        """The game by voice; None when there is no sound (the caller plays by keyboard)."""
+    def run(self, session: Session, phones: Phones | None = None) -> int | None:
+        """The game by voice (and the players' ``phones``); None when there is no sound (the
+        caller plays by keyboard, or by keyboard and phones)."""
         io = self.io()
         if io is None:
             return None
+        if phones is not None:
+            io.phones = PhoneEars(phones, io.events.put)
         return run_voice(session, self.config, self.stdin, self.out, io=io)
 
     def close(self) -> None:

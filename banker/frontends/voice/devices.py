@@ -29,6 +29,7 @@ from banker.frontends.voice.events import (
     SoundLost,
     TypedInput,
 )
+from banker.frontends.voice.phone_audio import PhoneEars
 from banker.frontends.voice.speaker import Speaker
 from banker.frontends.voice.trace import trace
 from banker.speech.audio import DEVICE_LOST, AudioError, device_lost
@@ -76,6 +77,7 @@ class VoiceIO:
     sources: list[Buttons] = field(default_factory=list)
     recognizer_factory: Callable[[Edition], Recognizer] | None = None
     reopen: Callable[[], tuple[AudioOut, AudioIn]] | None = None  # None: devices given, not opened
+    phones: PhoneEars | None = None  # the players' phones (buttons and close microphones)
     _tts: Synthesizer | None = None
     _tts_error: BaseException | None = None
     _tts_ready: threading.Event = field(default_factory=threading.Event)
@@ -160,6 +162,11 @@ class VoiceIO:
                 threading.Thread(target=rec.warm, name="asr-warm", daemon=True).start()
                 self._recognizers[edition.id] = rec
         return self._recognizers[edition.id]
+
+    def use_recognizer(self, edition: Edition, recognizer: Recognizer) -> None:
+        """Recognise ``edition`` with this one (a table that loads it only when needed)."""
+        self._recognizers[edition.id] = recognizer
+        self._denoiser_loaded.set()
 
     def _process_recognizer(self, edition: Edition) -> Recognizer:
         from banker.speech.asr_process import ProcessRecognizer
@@ -287,6 +294,8 @@ class VoiceIO:
 
     def close(self) -> None:
         self._closed.set()
+        if self.phones is not None:
+            self.phones.close()
         for src in self.sources:
             with contextlib.suppress(Exception):
                 src.close()

@@ -95,8 +95,8 @@ def _run_mode(clips: list[tuple[str, Pcm]], mode: str, config: dict[str, Any], v
         vio = VoiceIO(config, player, mic, out, key_map(config))
         try:
             vio.load_tts_async(voice)
-            playing = Playing(game.session, vio, out, warm_ahead=False)  # _warm_now does it
-            _warm_now(voice, playing, warm)
+            playing = Playing(game.session, vio, out, warm_ahead=False)  # warm_now does it
+            warm_now(voice, playing, warm)
             vio.ready(game.session.edition)  # the table is ready: players may press
             driver = threading.Thread(target=_drive, args=(clips, mode, vio, mic, turns),
                                       daemon=True)
@@ -142,7 +142,7 @@ def _drive(clips: list[tuple[str, Pcm]], mode: str, vio: VoiceIO, mic: ClipMic,
         vio.events.put(EndOfInput())
 
 
-def _warm_now(voice: Synthesizer, playing: Playing, warm: str) -> None:
+def warm_now(voice: Synthesizer, playing: Playing, warm: str) -> None:
     """What a table has cached after its first minute (``all``: the short fixed phrases,
     player and street names), or just the players' names and the fixed cues (``openings``)."""
     from banker.speech.tts import fixed_lines

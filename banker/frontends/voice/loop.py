@@ -33,6 +33,7 @@ from banker.frontends.voice.listener import Listener, Listening, TurnHeard
 from banker.frontends.voice.trace import T0, trace
 from banker.speech.audio import DEVICE_LOST
 from banker.speech.buttons import ButtonEvent
+from banker.speech.protocols import AudioIn
 
 PROMPT = "> "
 SIGNAL_SLICE = 0.25  # seconds: how soon a Ctrl-C is noticed while nothing happens
@@ -98,7 +99,7 @@ class VoiceLoop:
         try:
             self.phase.start(self)
             self.prompt()
-            self.listener = Listener(lambda: (self.io.mic, self.io.player), self.io.beep,
+            self.listener = Listener(lambda: (self._ear(), self.io.player), self.io.beep,
                                      self.io.recognizer(self.phase.edition), self.io.events.put,
                                      self.io.cleaner)
             self._run()
@@ -107,6 +108,12 @@ class VoiceLoop:
             self.phase.interrupted()
         finally:
             self.done = True
+
+    def _ear(self) -> AudioIn:
+        """What this turn is heard by: the pressing phone's own microphone, else the table's."""
+        ls, phones = self.listening, self.io.phones
+        ear = phones.ear(ls.key) if ls is not None and phones is not None else None
+        return ear if ear is not None else self.io.mic
 
     def _run(self) -> None:
         while not self._ended:

@@ -24,6 +24,7 @@ from banker.frontends.voice.voices import PlayerVoices
 from banker.interpreter.replies import the
 from banker.interpreter.session import Session, Step
 from banker.rules.events import CashMoved
+from banker.screen.phones import parse_key
 from banker.speech.buttons import ButtonEvent
 from banker.speech.vad import VadSettings
 
@@ -42,6 +43,13 @@ def seated_openings(session: Session) -> list[str]:
     names = [session.replies.name(t) for t in session.state.order]
     of_them = [the(n) for n in names]
     return names + [f"{n}," for n in names] + [t[:1].upper() + t[1:] for t in of_them]
+
+
+def voice_of(token: str, key: str) -> str:
+    """Whose voice values a turn is decoded with: the token's own, or, for a phone, the
+    token on that phone (a phone a hand's breadth away sounds unlike the table's microphone)."""
+    phone = parse_key(key)
+    return f"{token}@phone:{phone[1]}" if phone is not None else token
 
 
 class PausableClock:
@@ -134,6 +142,9 @@ class Playing:
 
     def token_for(self, key: str) -> str | None:
         order = self.session.state.order
+        phone = parse_key(key)
+        if phone is not None:  # a phone's button: the token it claimed
+            return phone[0] if phone[0] in order else None
         if key in self.io.key_tokens:
             tok = self.io.key_tokens[key]
             return tok if tok in order else None
@@ -195,8 +206,8 @@ class Playing:
         settings = self.vad
         if kind in ("bid", "yes_no") and token in who:
             settings = replace(settings, no_speech_seconds=min(PRESS_WINDOW, settings.no_speech_seconds))
-        return Listening(token, ev.key, ev.source == "evdev", kind, settings, ev.time,
-                         voice=self.voices.start(token))
+        return Listening(token, ev.key, ev.source in ("evdev", "phone"), kind, settings, ev.time,
+                         voice=self.voices.start(voice_of(token, ev.key)))
 
     def listening_started(self) -> None:
         self.clock.pause()
@@ -222,7 +233,7 @@ class Playing:
             print(f"({self.session.replies.name(token)}: {heard.text})", file=self.out, flush=True)
             step = self._step(lambda: self.session.hear(token, heard.text, heard.confidence,
                                                          heard.alternatives))
-            self.voices.after(token, heard, step)
+            self.voices.after(token, heard, step, voice_of(token, ls.key))
         else:  # speech, no words in it: "Sorry?" (to a question, an answer not understood)
             self._step(lambda: self.session.not_heard(token))
         self._prompt()

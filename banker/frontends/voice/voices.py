@@ -29,11 +29,15 @@ class PlayerVoices:
         self.voices = Voices(self._file.voice_starts if self._file is not None else {})
         self._unconfirmed: dict[str, Heard] = {}  # asked "Did you say…?" about this turn
 
-    def start(self, token: str) -> str:
-        return self.voices.start(token)
+    def start(self, voice: str) -> str:
+        """The start values of ``voice``: a token (its button, the table's microphone), or
+        ``voice_of`` a token on a phone (each phone's microphone is learnt on its own)."""
+        return self.voices.start(voice)
 
-    def after(self, token: str, heard: Heard | None, step: Step) -> None:
-        """The session took ``token``'s turn (``heard``: None for a bare press)."""
+    def after(self, token: str, heard: Heard | None, step: Step, voice: str | None = None) -> None:
+        """The session took ``token``'s turn (``heard``: None for a bare press), heard as
+        ``voice`` (default: the token's own)."""
+        voice = voice or token
         asked = self._unconfirmed.pop(token, None)
         acted = step.intent not in ("none", "no") and not step.refused
         if heard is not None and acted and token in self.session.asked_players():
@@ -43,8 +47,8 @@ class PlayerVoices:
             return
         # a confirmed command teaches rather than the short "yes" that confirmed it
         turn = asked if asked is not None else heard
-        if turn is not None and self.voices.learn(token, turn) and self._file is not None:
-            self._file.save_voice(token, self.voices.start(token))
+        if turn is not None and self.voices.learn(voice, turn) and self._file is not None:
+            self._file.save_voice(voice, self.voices.start(voice))
 
     def flush(self) -> None:
         """Put the learnt values on disk now: a moment when nobody waits for the banker."""

@@ -140,4 +140,11 @@
     source.onerror = () => { link.textContent = "The banker is not answering: this is the last state it showed."; link.className = "down"; };
   }
   connect();
+  fetch("phones" + query).then(r => r.json()).then(p => {  // the players' address and its QR code
+    if (!p.url) return;
+    document.getElementById("phones-url").textContent = p.url;
+    document.getElementById("phones-url").href = p.url;
+    if (p.qr) document.getElementById("phones-qr").src = p.qr; else document.getElementById("phones-qr").hidden = true;
+    document.getElementById("phones").hidden = false;
+  }).catch(() => {});
 })();
