@@ -251,7 +251,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_state(args: argparse.Namespace) -> int:
-    from banker.editions.loader import parse_edition
+    from banker.editions.loader import for_game, parse_edition
     from banker.journal import GameFile, latest_game
     from banker.rules import fold, rules_for
     from banker.state_text import state_lines
@@ -264,7 +264,7 @@ def cmd_state(args: argparse.Namespace) -> int:
     if loaded.damaged:
         print(f"banker: the game file {path} is damaged; this is the state up to transaction "
               f"{loaded.kept}, and `banker play --resume` will repair it.", file=sys.stderr)
-    ed = parse_edition(loaded.header.edition_yaml, str(path))
+    ed = for_game(parse_edition(loaded.header.edition_yaml, str(path)), loaded.header.options)
     base = rules_for(ed).initial_state(loaded.header.players, loaded.header.options, loaded.header.seed)
     state = fold(base, [e for tx in loaded.transactions for e in tx.events])
     if args.json:

@@ -71,11 +71,14 @@ class Auctions:
             s.say("auction_open", street=street, amount=Money(s.edition.auction.open))
             return
 
-    def least(self) -> int:
-        """The lowest bid that is accepted now."""
+    def least(self, spoken: bool = False) -> int:
+        """The lowest bid that is accepted now (``spoken``: a bid said aloud, which may top
+        the current one by less than a press where the edition allows it)."""
         a, spec = self.current, self.session.edition.auction
         assert a is not None
-        return spec.open if a.bidder is None else a.amount + spec.step
+        if a.bidder is None:
+            return spec.open
+        return a.amount + (spec.spoken_unit if spoken else spec.step)
 
     def bid(self, player: str, amount: Any) -> None:
         """A bid: ``amount`` None is a press (the next step up)."""
@@ -94,11 +97,11 @@ class Auctions:
             value = self.least()
         else:
             value = int(amount)
-            if value < self.least():
-                s.refuse("bid_too_low", amount=Money(self.least()))
+            if value < self.least(spoken=True):
+                s.refuse("bid_too_low", amount=Money(self.least(spoken=True)))
                 return
-            if value % spec.step:
-                s.refuse("bid_step", amount=Money(spec.step))
+            if value % spec.spoken_unit:
+                s.refuse("bid_step", amount=Money(spec.spoken_unit))
                 return
         cash = s.state.cash(player)
         if value > cash:

@@ -55,6 +55,8 @@ class DebtRules(Rules):
     """Secret Vault's shortfall policy (an open debt) and everything that settles one."""
 
     validators = (*COMMON, debts_valid)
+    #: what a debtor may still do (an edition with more ways to raise money adds its own)
+    debtor_ok: frozenset[str] = DEBTOR_OK
 
     @staticmethod
     def end_mode(state: GameState) -> str:
@@ -67,7 +69,7 @@ class DebtRules(Rules):
         the last street gets an owner."""
         d = state.debt
         if (d is not None and cmd.player == d.debtor and cmd.name not in QUERIES
-                and cmd.name not in DEBTOR_OK and not state.game_over
+                and cmd.name not in self.debtor_ok and not state.game_over
                 and cmd.name in self.intents):
             raise self.in_debt(state, cmd.player)
         out = super().decide(state, cmd, draws)

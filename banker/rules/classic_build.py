@@ -1,0 +1,143 @@
+"""Classic buildings: houses and hotels from a Bank of 32 and 12, built and sold evenly.
+
+Build on a whole, unmortgaged colour group, no street more than one house ahead of another
+(``even_build: off`` drops that); a hotel needs 4 houses on every street of the group, costs one
+more house cost and sends its 4 houses back to the Bank. Sold back at half the cost, evenly; a
+hotel sold goes back down to 4 houses, which needs 4 houses in the Bank; short of them, "sell
+the buildings on X" sells the whole group down at once, each building at half cost.
+"""
+
+from __future__ import annotations
+
+from banker.rules.base import Rules
+from banker.rules.events import BuildingsChanged, Event
+from banker.rules.outcome import Command, Draws, Money, Outcome, Refusal, Who
+from banker.rules.state import GameState
+
+HOTEL = 5  # a hotel stands for 4 houses and one more when counting evenness
+
+
+class BuildRules(Rules):
+    """Build and sell back; what the Bank has left is ``state.box``."""
+
+    def level(self, state: GameState, street: str) -> int:
+        h = state.streets[street]
+        return HOTEL if h.hotels else h.houses
+
+    def even(self, state: GameState) -> bool:
+        return state.options.get("even_build", "on") != "off"
+
+    def group_levels(self, state: GameState, street: str) -> list[int]:
+        return [self.level(state, n) for n in self.edition.group_of(street)]
+
+    def buildable(self, state: GameState, p: str, street: str) -> None:
+        """A street of a colour group (not a railroad or utility) whose whole, unmortgaged group
+        ``p`` owns."""
+        if state.owner(street) != p:
+            raise Refusal("not_your_street", street=street)
+        if not self.edition.street(street).house_cost:
+            raise Refusal("no_buildings_here", street=street)
+        if not state.owns_set(p, street):
+            raise Refusal("need_full_set", street=street)
+        if any(state.streets[n].mortgaged for n in self.edition.group_of(street)):
+            raise Refusal("group_mortgaged", street=street)
+
+    def building_value(self, state: GameState, street: str) -> int:
+        """What selling every building on ``street`` back to the Bank brings (half cost)."""
+        return self.level(state, street) * self.edition.street(street).house_cost // 2
+
+    def do_build_house(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        p, street = cmd.player, self.street(cmd)
+        self.buildable(state, p, street)
+        h, levels = state.streets[street], self.group_levels(state, street)
+        if h.hotels:
+            raise Refusal("has_hotel", street=street)
+        if h.houses >= 4:
+            raise Refusal("four_houses", street=street)
+        if self.even(state) and h.houses > min(levels):
+            raise Refusal("build_evenly", street=street)
+        if state.box.get("house", 0) <= 0:
+            raise Refusal("no_houses_left")
+        cost = self.edition.street(street).house_cost
+        self.require_cash(state, p, cost)
+        n = h.houses + 1
+        return Outcome(events=[*self.pay(p, "bank", cost),
+                               BuildingsChanged(street, n, 0, h.paid + cost, source="box")]).say(
+            "house_built", player=Who(p), street=street, amount=Money(cost),
+            cash=Money(state.cash(p) - cost), houses=n)
+
+    def do_build_hotel(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        p, street = cmd.player, self.street(cmd)
+        self.buildable(state, p, street)
+        h, levels = state.streets[street], self.group_levels(state, street)
+        if h.hotels:
+            raise Refusal("has_hotel", street=street)
+        if h.houses < 4 or (self.even(state) and min(levels) < 4):
+            raise Refusal("hotel_needs_houses", street=street)
+        if state.box.get("hotel", 0) <= 0:
+            raise Refusal("no_hotels_left")
+        cost = self.edition.street(street).house_cost
+        self.require_cash(state, p, cost)
+        return Outcome(events=[*self.pay(p, "bank", cost),
+                               BuildingsChanged(street, 0, 1, h.paid + cost, source="box")]).say(
+            "hotel_built", player=Who(p), street=street, amount=Money(cost),
+            cash=Money(state.cash(p) - cost))
+
+    def sold_back(self, state: GameState, p: str, street: str, houses: int, value: int,
+                  key: str) -> Outcome:
+        h = state.streets[street]
+        events: list[Event] = [*self.pay("bank", p, value),
+                               BuildingsChanged(street, houses, 0, max(h.paid - 2 * value, 0),
+                                                source="box")]
+        return Outcome(events=events).say(key, player=Who(p), street=street, amount=Money(value),
+                                          cash=Money(state.cash(p) + value), houses=houses)
+
+    def own_building(self, state: GameState, p: str, street: str) -> None:
+        if state.owner(street) != p:
+            raise Refusal("not_your_street", street=street)
+
+    def do_sell_house(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        """One house back to the Bank at half its cost, from the fullest street of the group."""
+        p, street = cmd.player, self.street(cmd)
+        self.own_building(state, p, street)
+        h = state.streets[street]
+        if h.hotels:
+            return self.do_sell_hotel_back(state, cmd, draws)
+        if not h.houses:
+            raise Refusal("no_house_to_sell", street=street)
+        if self.even(state) and h.houses < max(self.group_levels(state, street)):
+            raise Refusal("sell_evenly", street=street)
+        half = self.edition.street(street).house_cost // 2
+        return self.sold_back(state, p, street, h.houses - 1, half, "house_sold")
+
+    def do_sell_hotel_back(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        """The hotel back to the Bank at half its cost; the street goes down to 4 houses, which
+        the Bank must have (else: sell the group's buildings all at once)."""
+        p, street = cmd.player, self.street(cmd)
+        self.own_building(state, p, street)
+        if not state.streets[street].hotels:
+            raise Refusal("no_hotel_to_sell", street=street)
+        if state.box.get("house", 0) < 4:
+            raise Refusal("hotel_needs_bank_houses", street=street,
+                          houses=state.box.get("house", 0))
+        half = self.edition.street(street).house_cost // 2
+        return self.sold_back(state, p, street, 4, half, "hotel_sold")
+
+    def do_sell_buildings(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        """Every building on the street's colour group back to the Bank, each at half cost (a
+        hotel counts as 5 buildings): what a shortage of houses leaves, and a quick way to
+        raise money."""
+        p, street = cmd.player, self.street(cmd)
+        self.own_building(state, p, street)
+        out = Outcome()
+        total = 0
+        for n in self.edition.group_of(street):
+            value = self.building_value(state, n)
+            if value and state.owner(n) == p:
+                total += value
+                out.events += [*self.pay("bank", p, value),
+                               BuildingsChanged(n, 0, 0, 0, source="box")]
+        if not total:
+            raise Refusal("no_house_to_sell", street=street)
+        return out.say("buildings_sold", player=Who(p), street=street, amount=Money(total),
+                       cash=Money(state.cash(p) + total))
