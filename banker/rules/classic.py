@@ -18,6 +18,7 @@ from banker.rules.events import (
     BuildingsChanged,
     DeckChanged,
     Event,
+    GameEnded,
     ItemsMoved,
     MortgageChanged,
     OwnerChanged,
@@ -130,29 +131,36 @@ class ClassicRules(HouseRules, CardRules, BuildRules, DealRules):
         return []
 
     def after(self, state: GameState, out: Outcome) -> None:
-        """A mortgaged street received from a player costs its new owner 10 % at once, or the
+        """A mortgaged street received in a deal costs its new owner 10 % at once, or the
         unmortgage price with "and unmortgage it"; then debts are paid as cash allows."""
+        if self.deal:
+            out.events += self.interest(state, out.events, out, refuse=True)
+        super().after(state, out)
+
+    def interest(self, state: GameState, events: list[Event], out: Outcome,
+                 refuse: bool) -> list[Event]:
+        """What the new owners of mortgaged streets in ``events`` pay (``refuse``: a deal is
+        refused when they can't; a bankrupt's creditor short of it keeps the street as it is)."""
         fees: list[Event] = []
-        for e in out.events:
+        for e in events:
             if not (isinstance(e, OwnerChanged) and e.owner in state.players
                     and state.owner(e.street) in state.players
                     and state.streets[e.street].mortgaged):
                 continue
             s = self.edition.street(e.street)
             cost = s.unmortgage if self.lift else interest(s.mortgage)
-            cash = fold(state, [*out.events, *fees]).cash(e.owner)
+            cash = fold(state, [*events, *fees]).cash(e.owner)
             if cash < cost:
-                if self.deal:
+                if refuse:
                     raise Refusal("deal_short", player=Who(e.owner), amount=Money(cost),
                                   cash=Money(cash), missing=Money(cost - cash))
-                continue  # a bankrupt's creditor short of the interest: the street stays as it is
+                continue
             fees += self.pay(e.owner, "bank", cost)
             if self.lift:
                 fees.append(MortgageChanged(e.street, False))
             out.say("mortgage_lifted" if self.lift else "mortgage_interest", player=Who(e.owner),
                     street=e.street, amount=Money(cost), cash=Money(cash - cost))
-        out.events += fees
-        super().after(state, out)
+        return fees
 
     # --- bankruptcy and the end ---------------------------------------------------------------
     def can_raise(self, state: GameState, p: str) -> None:
@@ -183,10 +191,18 @@ class ClassicRules(HouseRules, CardRules, BuildRules, DealRules):
             if value:
                 pre += [*self.pay("bank", p, value), BuildingsChanged(n, 0, 0, 0, source="box")]
         out = super().do_bankrupt(fold(state, pre), cmd, draws)
+        ended = [e for e in out.events if isinstance(e, GameEnded)]
         events = [ItemsMoved(e.item, e.src, "box", e.count)
                   if isinstance(e, ItemsMoved) and e.dst == "deck" else e
-                  for e in out.events if not isinstance(e, DeckChanged)]
-        out.events = [*pre, *events]
+                  for e in out.events if not isinstance(e, (DeckChanged, GameEnded))]
+        if ended:  # the ranking comes after the interest the creditor pays
+            out.lines = [ln for ln in out.lines if ln.key == "bankrupt_to_player"
+                         or ln.key == "bankrupt_to_bank"]
+        events = [*pre, *events]
+        events += self.interest(state, events, out, refuse=False)
+        if ended:
+            events += self.final_count(fold(state, events), out)
+        out.events = events
         return out
 
     def final_count(self, state: GameState, out: Outcome) -> list[Event]:
