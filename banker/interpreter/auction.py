@@ -63,8 +63,8 @@ class Auctions:
         s = self.session
         while self.queue:
             street = self.queue.pop(0)
-            if s.state.owner(street) is not None:
-                continue
+            if street in s.state.streets and s.state.owner(street) is not None:
+                continue  # (not a street: one of the Bank's last buildings, classic)
             now = s.clock.now()
             self.current = Auction(street, now, last=now, starter=starter)
             s.notes.note("dialogue_open", f"auction:{street}")

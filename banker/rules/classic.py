@@ -46,7 +46,8 @@ class ClassicRules(HouseRules, CardRules, BuildRules, DealRules):
         "get_out_of_jail", "go_to_jail", "leave_jail", "third_roll", "pay", "collect",
         "income_tax", "luxury_tax", "mortgage", "unmortgage", "build_house", "build_hotel",
         "sell_house", "sell_hotel_back", "sell_buildings", "card", "card_advance",
-        "nearest_railroad", "nearest_utility", "bankrupt", "end_game", "pay_rent_roll"}
+        "nearest_railroad", "nearest_utility", "bankrupt", "end_game", "pay_rent_roll",
+        "auction_building"}
     debtor_ok = DEBTOR_OK | {
         "sell_house", "sell_hotel_back", "sell_buildings", "card", "card_advance",
         "nearest_railroad", "nearest_utility", "income_tax", "luxury_tax", "land_on_go",

@@ -10,11 +10,13 @@ the buildings on X" sells the whole group down at once, each building at half co
 from __future__ import annotations
 
 from banker.rules.base import Rules
-from banker.rules.events import BuildingsChanged, Event
+from banker.rules.events import BuildingsChanged, Event, ItemsMoved
 from banker.rules.outcome import Command, Draws, Money, Outcome, Refusal, Who
 from banker.rules.state import GameState
 
 HOTEL = 5  # a hotel stands for 4 houses and one more when counting evenness
+#: what "auction a house" / "auction a hotel" puts up (the auction's name for it) and the item
+LOTS = {"a house": "house", "a hotel": "hotel"}
 
 
 class BuildRules(Rules):
@@ -56,12 +58,9 @@ class BuildRules(Rules):
             raise Refusal("four_houses", street=street)
         if self.even(state) and h.houses > min(levels):
             raise Refusal("build_evenly", street=street)
-        if state.box.get("house", 0) <= 0:
-            raise Refusal("no_houses_left")
-        cost = self.edition.street(street).house_cost
-        self.require_cash(state, p, cost)
+        won, cost = self.won_building(state, p, "house", street)
         n = h.houses + 1
-        return Outcome(events=[*self.pay(p, "bank", cost),
+        return Outcome(events=[*won, *self.pay(p, "bank", cost),
                                BuildingsChanged(street, n, 0, h.paid + cost, source="box")]).say(
             "house_built", player=Who(p), street=street, amount=Money(cost),
             cash=Money(state.cash(p) - cost), houses=n)
@@ -74,14 +73,43 @@ class BuildRules(Rules):
             raise Refusal("has_hotel", street=street)
         if h.houses < 4 or (self.even(state) and min(levels) < 4):
             raise Refusal("hotel_needs_houses", street=street)
-        if state.box.get("hotel", 0) <= 0:
-            raise Refusal("no_hotels_left")
-        cost = self.edition.street(street).house_cost
-        self.require_cash(state, p, cost)
-        return Outcome(events=[*self.pay(p, "bank", cost),
+        won, cost = self.won_building(state, p, "hotel", street)
+        return Outcome(events=[*won, *self.pay(p, "bank", cost),
                                BuildingsChanged(street, 0, 1, h.paid + cost, source="box")]).say(
             "hotel_built", player=Who(p), street=street, amount=Money(cost),
             cash=Money(state.cash(p) - cost))
+
+    def won_building(self, state: GameState, p: str, item: str,
+                     street: str) -> tuple[list[Event], int]:
+        """A building won at auction is placed for the bid already paid; else the Bank must
+        have one, at the house cost."""
+        if state.players[p].count(item):
+            return [ItemsMoved(item, p, "box")], 0
+        if state.box.get(item, 0) <= 0:
+            raise Refusal(f"no_{item}s_left")
+        cost = self.edition.street(street).house_cost
+        self.require_cash(state, p, cost)
+        return [], cost
+
+    def do_auction_building(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        """"auction a house": one of the Bank's last buildings goes to the highest bidder, who
+        places it on their own group later for the bid ("build a house on ...")."""
+        lot = f"a {cmd.intent.get('building') or 'house'}"
+        if state.box.get(LOTS[lot], 0) <= 0:
+            raise Refusal(f"no_{LOTS[lot]}s_left")
+        return Outcome(auctions=[lot])
+
+    def do_auction_close(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        lot = str(cmd.intent.get("property"))
+        if lot not in LOTS:
+            return super().do_auction_close(state, cmd, draws)
+        p, amount = cmd.player, int(cmd.intent.get("amount", 0))
+        if state.box.get(LOTS[lot], 0) <= 0:
+            raise Refusal(f"no_{LOTS[lot]}s_left")
+        self.require_cash(state, p, amount)
+        return Outcome(events=[*self.pay(p, "bank", amount), ItemsMoved(LOTS[lot], "box", p)]).say(
+            "building_won", player=Who(p), what=lot, amount=Money(amount),
+            cash=Money(state.cash(p) - amount))
 
     def sold_back(self, state: GameState, p: str, street: str, houses: int, value: int,
                   key: str) -> Outcome:
