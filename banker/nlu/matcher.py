@@ -22,8 +22,8 @@ from rapidfuzz import fuzz, process
 from banker.editions.model import Edition
 from banker.money import words_to_tokens
 from banker.nlu.canonical import STREET_SLOTS
-from banker.nlu.numbers import NUMBER_SLOTS
 from banker.nlu.normalize import PLACEHOLDER, normalize, times_variants, with_placeholders
+from banker.nlu.numbers import NUMBER_SLOTS
 from banker.nlu.templates import Grammar, IntentSpec, load_grammar
 
 STREET, PLAYER = "@s", "@p"

@@ -267,7 +267,8 @@ class ClassicRules(HouseRules, CardRules, BuildRules, DealRules):
             v = self.building_value(state, n)
             if v:
                 parts.append(f"the buildings on {n} for {self.edition.fmt(v)}")
-        return ", ".join([*parts, super().mortgageable(state, player)]) if parts else super().mortgageable(state, player)
+        streets = super().mortgageable(state, player)
+        return ", ".join([*parts, streets]) if parts else streets
 
 
 __all__ = ["HOTEL", "ClassicRules", "interest"]

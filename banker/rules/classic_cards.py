@@ -16,7 +16,7 @@ from typing import Any
 from banker.editions.model import ChanceCard
 from banker.rules.base import Rules
 from banker.rules.events import ItemsMoved
-from banker.rules.outcome import Command, Draws, Line, Money, Outcome, Question, Refusal, Who
+from banker.rules.outcome import Command, Draws, Line, Outcome, Question, Refusal, Who
 from banker.rules.state import GameState
 
 ROLL_TIMEOUT = 10.0
