@@ -24,7 +24,7 @@ from banker.rules.events import (
     OwnerChanged,
     fold,
 )
-from banker.rules.house_rules import POT, HouseRules
+from banker.rules.house_rules import HouseRules
 from banker.rules.outcome import Command, Draws, Intent, Money, Outcome, Question, Refusal, Who
 from banker.rules.state import GameState
 from banker.rules.sv_debts import DEBTOR_OK
@@ -113,9 +113,6 @@ class ClassicRules(HouseRules, CardRules, BuildRules, DealRules):
             self.unowned(state, street)
             raise Refusal("auctions_off", street=street)
         return super().do_auction(state, cmd, draws)
-
-    def paid_key(self, key: str, creditor: str) -> str:
-        return "paid_jackpot" if creditor == POT and key in ("paid", "tax_paid") else key
 
     # --- mortgages and deals ------------------------------------------------------------------
     def no_buildings(self, state: GameState, street: str) -> None:

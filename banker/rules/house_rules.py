@@ -31,12 +31,19 @@ class HouseRules(FreeParkingPot):
     """Reads the game's options before every decision: who collects fines, and GO."""
 
     def decide(self, state: GameState, cmd: Command, draws: Draws | None = None) -> Outcome:
-        pot = state.options.get("free_parking") == "pot"
-        # instance attributes over the class defaults: the base's handlers read these
-        self.fine_account = self.bail_account = self.pay_account = POT if pot else "bank"
-        if cmd.name == "free_parking" and not pot:
-            raise Refusal("no_pot")
+        if "free_parking" in state.options:  # an edition that offers the pot
+            pot = state.options["free_parking"] == "pot"
+            # instance attributes over the class defaults: the base's handlers read these
+            self.fine_account = self.bail_account = self.pay_account = POT if pot else "bank"
+            if cmd.name == "free_parking" and not pot:
+                raise Refusal("no_pot")
         return super().decide(state, cmd, draws)
+
+    def paid_key(self, key: str, creditor: str) -> str:
+        """A fine paid into the pot is said as such."""
+        if creditor == POT and key in ("paid", "tax_paid"):
+            return "paid_jackpot"
+        return super().paid_key(key, creditor)
 
     def do_land_on_go(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
         """Landing exactly on GO: the salary, twice with ``go_landing: double``."""
