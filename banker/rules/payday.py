@@ -2,17 +2,18 @@
 
 It exists to show what a new edition costs: this module, its YAML and one registry line. The
 M300 GO salary is data only (``fees.pass_go``); the Free Parking pot is the shared one
-(``house_rules.FreeParkingPot``): fines (Chance payments and repairs) and bail go into the pot
+(``house_rules.FreeParkingPot``, which Voice Banking offers as an option): fines (Chance payments and repairs) and bail go into the pot
 (the ``jackpot`` account) instead of to the bank, and "free parking" takes the whole pot.
 """
 
 from __future__ import annotations
 
-from banker.rules.house_rules import POT, FreeParkingPot
+from banker.rules.house_rules import POT
 from banker.rules.voice_banking import VoiceBankingRules
 
 
-class PaydayRules(FreeParkingPot, VoiceBankingRules):
-    intents = VoiceBankingRules.intents | {"free_parking"}
+class PaydayRules(VoiceBankingRules):
+    """Voice Banking's own Free Parking pot (``house_rules``), always on."""
+
     fine_account = POT
     bail_account = POT
