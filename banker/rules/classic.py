@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from banker.rules.classic_build import HOTEL, BuildRules
 from banker.rules.classic_cards import CardRules
-from banker.rules.deals import AGREE_TIMEOUT, DealRules
+from banker.rules.deals import AGREE_TIMEOUT, DealRules, Side
 from banker.rules.events import (
     BuildingsChanged,
+    DebtChanged,
     DeckChanged,
     Event,
     GameEnded,
@@ -25,14 +26,15 @@ from banker.rules.events import (
     fold,
 )
 from banker.rules.house_rules import HouseRules
-from banker.rules.outcome import Command, Draws, Intent, Money, Outcome, Question, Refusal, Who
+from banker.rules.outcome import Command, Draws, Intent, Line, Money, Outcome, Question, Refusal, Who
 from banker.rules.state import GameState
 from banker.rules.sv_debts import DEBTOR_OK
 
+JAIL_DECKS = ("chance", "chest")
 DEALS = frozenset({
     "sell", "buy_from", "sell_card", "buy_card", "trade", "trade_streets", "trade_and_pay",
     "trade_for_cash", "sell_with_card", "trade_with_card", "trade_card", "buy_from_lift",
-    "trade_lift"})
+    "trade_lift", "trade_card_and_pay"})
 
 
 def interest(mortgage: int) -> int:
@@ -59,6 +61,7 @@ class ClassicRules(HouseRules, CardRules, BuildRules, DealRules):
     def setup(self, state: GameState) -> None:
         ed = self.edition
         state.box = {"house": ed.stock["houses"], "hotel": ed.stock["hotels"], "jail_card": 2}
+        state.deck = list(JAIL_DECKS)  # the decks whose Get Out of Jail Free card is in them
 
     def decide(self, state: GameState, cmd: Command, draws: Draws | None = None) -> Outcome:
         self.lift = cmd.name.endswith("_lift")
@@ -190,9 +193,11 @@ class ClassicRules(HouseRules, CardRules, BuildRules, DealRules):
                 pre += [*self.pay("bank", p, value), BuildingsChanged(n, 0, 0, 0, source="box")]
         out = super().do_bankrupt(fold(state, pre), cmd, draws)
         ended = [e for e in out.events if isinstance(e, GameEnded)]
-        events = [ItemsMoved(e.item, e.src, "box", e.count)
-                  if isinstance(e, ItemsMoved) and e.dst == "deck" else e
-                  for e in out.events if not isinstance(e, (DeckChanged, GameEnded))]
+        cards = [e for e in out.events if isinstance(e, ItemsMoved) and e.dst == "deck"]
+        events = [e for e in out.events if not isinstance(e, (DeckChanged, GameEnded))
+                  and e not in cards]
+        for e in cards:  # to the Bank: the cards go back to their decks
+            events += self.return_card(fold(state, pre), p, e.count)
         if ended:  # the ranking comes after the interest the creditor pays
             out.lines = [ln for ln in out.lines if ln.key == "bankrupt_to_player"
                          or ln.key == "bankrupt_to_bank"]
@@ -248,6 +253,47 @@ class ClassicRules(HouseRules, CardRules, BuildRules, DealRules):
 
     def do_pay_rent_roll(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
         return self.do_pay_rent(state, cmd, draws)
+
+    def do_trade_card_and_pay(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        """"trade Reading Railroad, Oriental Avenue, my get out of jail free card and 100 for
+        Park Place and Electric Company": streets, the card and cash for streets, one deal."""
+        return self.combined(state, cmd, Side(self.streets(cmd, "give"), cash=self.amount(cmd),
+                                              card=True),
+                             Side(self.streets(cmd, "get")), cmd.intent.get("player"))
+
+    def collect_each(self, state: GameState, p: str, n: int) -> Outcome:
+        """Every other player gives ``n``, in turn order from the drawer's left; one who can't
+        pays nothing now and owes it (an open debt, paid as soon as their cash covers it)."""
+        out = Outcome()
+        total = 0
+        for o in state.left_of(p):
+            cash = state.cash(o)
+            if cash >= n:
+                out.events += self.pay(o, p, n)
+                total += n
+            else:
+                out.events.append(DebtChanged(o, p, n, "card"))
+                out.say("short", player=Who(o), to=Who(p), amount=Money(n), cash=Money(cash),
+                        missing=Money(n - cash))
+        out.lines.insert(0, Line("collected_each", {
+            "player": Who(p), "amount": Money(n), "total": Money(total),
+            "cash": Money(state.cash(p) + total)}))
+        return out
+
+    # --- Get Out of Jail Free: one per deck ----------------------------------------------------
+    def effect_jail_free(self, state: GameState, cmd: Command, card: str, deck: object) -> Outcome:
+        """Kept until used; one per deck (``state.deck`` lists the decks that still hold theirs)."""
+        if str(deck) not in state.deck:
+            raise Refusal("jail_card_out", player=Who(cmd.player))
+        return Outcome(events=[ItemsMoved("jail_card", "box", cmd.player),
+                               DeckChanged(tuple(d for d in state.deck if d != str(deck)))]).say(
+            "jail_card_received", player=Who(cmd.player))
+
+    def return_card(self, state: GameState, p: str, count: int = 1) -> list[Event]:
+        """A used (or surrendered) card goes back under its deck: the first deck missing its
+        card (which of two held cards it is makes no difference to the money)."""
+        missing = [d for d in JAIL_DECKS if d not in state.deck][:count]
+        return [ItemsMoved("jail_card", p, "box", count), DeckChanged((*state.deck, *missing))]
 
     def status_extra(self, state: GameState, out: Outcome) -> None:
         out.say("stock", houses=state.box.get("house", 0), hotels=state.box.get("hotel", 0))

@@ -15,7 +15,6 @@ from typing import Any
 
 from banker.editions.model import ChanceCard
 from banker.rules.base import Rules
-from banker.rules.events import ItemsMoved
 from banker.rules.outcome import Command, Draws, Line, Outcome, Question, Refusal, Who
 from banker.rules.state import GameState
 
@@ -94,13 +93,6 @@ class CardRules(Rules):
         if out.question is None:
             out.lines.insert(0, Line("chance_card", {"title": card.title}))
         return out
-
-    def effect_jail_free(self, state: GameState, cmd: Command, card: str, _: Any) -> Outcome:
-        """Kept until used; two exist (one per deck)."""
-        if state.box.get("jail_card", 0) <= 0:
-            raise Refusal("jail_cards_out")
-        return Outcome(events=[ItemsMoved("jail_card", "box", cmd.player)]).say(
-            "jail_card_received", player=Who(cmd.player))
 
     def effect_move(self, state: GameState, cmd: Command, card: str, where: Any) -> Outcome:
         return Outcome().say("move_token", player=Who(cmd.player), where=str(where))

@@ -2,8 +2,9 @@
 
 It exists to show what a new edition costs: this module, its YAML and one registry line. The
 M300 GO salary is data only (``fees.pass_go``); the Free Parking pot is the shared one
-(``house_rules.FreeParkingPot``, which Voice Banking offers as an option): fines (Chance payments and repairs) and bail go into the pot
-(the ``jackpot`` account) instead of to the bank, and "free parking" takes the whole pot.
+(``house_rules.FreeParkingPot``, which Voice Banking offers as an option), always on: fines
+(Chance payments and repairs) and bail go into the pot (the ``jackpot`` account) instead of to
+the bank, and "free parking" takes the whole pot.
 """
 
 from __future__ import annotations
