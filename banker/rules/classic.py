@@ -182,11 +182,7 @@ class ClassicRules(HouseRules, CardRules, BuildRules, DealRules):
         creditor, or to the Bank: streets unmortgaged and auctioned). Cards go back to the box
         that stands for their decks."""
         p = cmd.player
-        d = state.debt
-        if d is None or d.debtor != p:
-            raise Refusal("not_bankrupt")
-        self.can_raise(state, p)
-        pre: list[Event] = []
+        pre: list[Event] = []  # (refused below, with nothing moved, unless owed and unpayable)
         for n in state.owned_by(p):
             value = self.building_value(state, n)
             if value:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from banker.rules.base import Rules
 from banker.rules.events import BuildingsChanged, Event, ItemsMoved
 from banker.rules.outcome import Command, Draws, Money, Outcome, Refusal, Who
-from banker.rules.state import GameState
+from banker.rules.state import GameState, Holding
 
 HOTEL = 5  # a hotel stands for 4 houses and one more when counting evenness
 #: what "auction a house" / "auction a hotel" puts up (the auction's name for it) and the item
@@ -48,12 +48,18 @@ class BuildRules(Rules):
         """What selling every building on ``street`` back to the Bank brings (half cost)."""
         return self.level(state, street) * self.edition.street(street).house_cost // 2
 
-    def do_build_house(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+    def site(self, state: GameState, cmd: Command) -> tuple[str, str, Holding, list[int]]:
+        """(player, street, holding, the group's levels) for a building there: refused unless
+        the street can take one now."""
         p, street = cmd.player, self.street(cmd)
         self.buildable(state, p, street)
-        h, levels = state.streets[street], self.group_levels(state, street)
+        h = state.streets[street]
         if h.hotels:
             raise Refusal("has_hotel", street=street)
+        return p, street, h, self.group_levels(state, street)
+
+    def do_build_house(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
+        p, street, h, levels = self.site(state, cmd)
         if h.houses >= 4:
             raise Refusal("four_houses", street=street)
         if self.even(state) and h.houses > min(levels):
@@ -66,11 +72,7 @@ class BuildRules(Rules):
             cash=Money(state.cash(p) - cost), houses=n)
 
     def do_build_hotel(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
-        p, street = cmd.player, self.street(cmd)
-        self.buildable(state, p, street)
-        h, levels = state.streets[street], self.group_levels(state, street)
-        if h.hotels:
-            raise Refusal("has_hotel", street=street)
+        p, street, h, levels = self.site(state, cmd)
         if h.houses < 4 or (self.even(state) and min(levels) < 4):
             raise Refusal("hotel_needs_houses", street=street)
         won, cost = self.won_building(state, p, "hotel", street)

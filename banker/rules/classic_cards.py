@@ -114,8 +114,10 @@ class CardRules(Rules):
             raise Refusal("not_a_" + kind, street=street)
         return street
 
-    def effect_nearest_railroad(self, state: GameState, cmd: Command, card: str, times: Any) -> Outcome:
-        street = self.card_street(state, cmd, "railroad", "ask_railroad")
+    def card_owner(self, state: GameState, cmd: Command, kind: str) -> tuple[str, str] | Outcome:
+        """(street, owner) the card takes the player to, or what is said instead (asked which
+        one; nobody owns it; it is their own)."""
+        street = self.card_street(state, cmd, kind, f"ask_{kind}")
         if isinstance(street, Outcome):
             return street
         owner = state.owner(street)
@@ -123,19 +125,22 @@ class CardRules(Rules):
             key = "card_unowned" if owner is None else "card_own"
             return Outcome().say(key, player=Who(cmd.player), street=street)
         self.rent_due(state, street, owner)
+        return street, owner
+
+    def effect_nearest_railroad(self, state: GameState, cmd: Command, card: str, times: Any) -> Outcome:
+        found = self.card_owner(state, cmd, "railroad")
+        if isinstance(found, Outcome):
+            return found
+        street, owner = found
         n = int(times) * self.rent(state, street)
         return self.owe(state, cmd, [(owner, n)], "rent_paid", reason=f"rent on {street}",
                         street=street)
 
     def effect_nearest_utility(self, state: GameState, cmd: Command, card: str, times: Any) -> Outcome:
-        street = self.card_street(state, cmd, "utility", "ask_utility")
-        if isinstance(street, Outcome):
-            return street
-        owner = state.owner(street)
-        if owner is None or owner == cmd.player:
-            key = "card_unowned" if owner is None else "card_own"
-            return Outcome().say(key, player=Who(cmd.player), street=street)
-        self.rent_due(state, street, owner)
+        found = self.card_owner(state, cmd, "utility")
+        if isinstance(found, Outcome):
+            return found
+        street, _owner = found
         return self.utility_rent(state, cmd, street, int(times), f"rent on {street}")
 
     def do_nearest_railroad(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
