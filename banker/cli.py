@@ -207,7 +207,8 @@ def cmd_editions() -> int:
         print(f"{ed.id}: {ed.name} ({ed.min_players}-{ed.max_players} players, start {ed.fmt(ed.start_cash)})")
         print(f"  tokens: {', '.join(t.id for t in ed.tokens)}")
         for o in ed.options:
-            print(f"  option {o.name}: {' | '.join(o.choices)} (default {o.default}){' - ' + o.doc if o.doc else ''}")
+            values = " | ".join(o.choices) or "N"  # no choices: a number (``start``)
+            print(f"  option {o.name}: {values} (default {o.default}){' - ' + o.doc if o.doc else ''}")
     return 0
 
 

@@ -52,3 +52,20 @@ def test_unmortgaging_is_the_mortgage_plus_ten_percent_rounded_up_to_the_dollar(
     assert ed.street("Park Place").unmortgage == 193
     assert all(s.unmortgage == s.mortgage + interest(s.mortgage) for s in ed.streets)
     assert interest(175) == 18 and interest(30) == 3
+
+
+def test_banker_editions_lists_every_house_rule_with_what_it_does(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from banker.cli import main
+
+    assert main(["editions"]) == 0
+    out = capsys.readouterr().out
+    classic = out.split("classic:")[1].split("jackpot:")[0]
+    for name, values in (("board", "us | uk"), ("free_parking", "off | pot"),
+                         ("go_landing", "single | double"), ("auctions", "on | off"),
+                         ("jail_rent", "on | off"), ("even_build", "on | off"), ("start", "N"),
+                         ("end", "last-standing | on-request")):
+        line = next(ln for ln in classic.splitlines() if ln.strip().startswith(f"option {name}:"))
+        assert values in line and " - " in line, line
+    assert "dog, hat, car, ship, cat, trex, duck, penguin" in classic
+    assert "option free_parking: off | pot" in out.split("voice-banking:")[1]
