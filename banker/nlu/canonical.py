@@ -19,6 +19,10 @@ SPEC_INTENT = {
     "trade_with_card": "trade", "trade_card": "trade", "trade_streets": "trade",
     "sell_with_card": "sell", "sell_with_hotel": "sell", "sell_card": "sell", "sell_hotel": "sell",
     "buy_card": "buy_from", "buy_hotel": "buy_from",
+    # the classic box: the roll said with the rent, a mortgage lifted in a deal, cash and the
+    # card with streets (its spoken cards are new commands: ``card``, ``nearest_railroad`` ...)
+    "pay_rent_roll": "pay_rent", "buy_from_lift": "buy_from", "trade_lift": "trade",
+    "trade_card_and_pay": "trade",
 }
 #: a street slot -> the slots of the further streets on the same side of a deal
 MORE_STREETS = {"property": ("property2", "property3"), "give": ("give2", "give3"),
