@@ -31,6 +31,7 @@ from banker.rules.state import GameState
 from banker.rules.sv_debts import DEBTOR_OK
 
 JAIL_DECKS = ("chance", "chest")
+DEAL_STREETS = tuple(f"{side}{n}" for side in ("property", "give", "get") for n in ("", "2", "3"))
 DEALS = frozenset({
     "sell", "buy_from", "sell_card", "buy_card", "trade", "trade_streets", "trade_and_pay",
     "trade_for_cash", "sell_with_card", "trade_with_card", "trade_card", "buy_from_lift",
@@ -66,6 +67,11 @@ class ClassicRules(HouseRules, CardRules, BuildRules, DealRules):
     def decide(self, state: GameState, cmd: Command, draws: Draws | None = None) -> Outcome:
         self.lift = cmd.name.endswith("_lift")
         self.deal = cmd.name in DEALS
+        if self.deal:  # refused when proposed, before the other player is asked
+            for slot in DEAL_STREETS:
+                street = cmd.intent.get(slot)
+                if street in self.edition.street_names:
+                    self.no_buildings(state, str(street))
         return super().decide(state, cmd, draws)
 
     # --- rent -------------------------------------------------------------------------------
