@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from banker.editions import EditionError, load_edition
-from banker.editions.loader import parse_edition
+from banker.editions.loader import for_game, parse_edition
 from banker.editions.model import Edition
 from banker.interpreter import dialogue_state
 from banker.interpreter.clock import Clock
@@ -142,7 +142,8 @@ def start_game(edition_id: str | None, players_text: str | None, option_items: l
         gf = GameFile(path)
         loaded = gf.open()
         try:
-            edition = parse_edition(loaded.header.edition_yaml, f"{path} (edition)")
+            edition = for_game(parse_edition(loaded.header.edition_yaml, f"{path} (edition)"),
+                               loaded.header.options)
         except EditionError as exc:
             gf.close()
             raise JournalError(exc.sentence()) from None
@@ -170,6 +171,10 @@ def start_game(edition_id: str | None, players_text: str | None, option_items: l
         return Game(session, gf, True)
     edition = load_edition(edition_id or "voice-banking")
     options = parse_options(option_items, edition)
+    try:
+        edition = for_game(edition, options)
+    except EditionError as exc:
+        raise UsageError(exc.errors[0] + ".") from None
     players = (parse_players(players_text, edition) if players_text is not None
                else ask_until_valid(ask_players, edition, on_say))
     path = game_path or default_game_path()

@@ -265,7 +265,8 @@ def cmd_editions() -> int:
         print(f"{ed.id}: {ed.name} ({ed.min_players}-{ed.max_players} players, start {ed.fmt(ed.start_cash)})")
         print(f"  tokens: {', '.join(t.id for t in ed.tokens)}")
         for o in ed.options:
-            print(f"  option {o.name}: {' | '.join(o.choices)} (default {o.default}){' - ' + o.doc if o.doc else ''}")
+            values = " | ".join(o.choices) or "N"  # no choices: a number (``start``)
+            print(f"  option {o.name}: {values} (default {o.default}){' - ' + o.doc if o.doc else ''}")
     return 0
 
 
@@ -323,7 +324,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 def cmd_state(args: argparse.Namespace) -> int:
     from banker.app import last_game
-    from banker.editions.loader import parse_edition
+    from banker.editions.loader import for_game, parse_edition
     from banker.journal import GameFile
     from banker.rules import fold, rules_for
     from banker.state_text import state_lines
@@ -336,7 +337,7 @@ def cmd_state(args: argparse.Namespace) -> int:
     if loaded.damaged:
         print(f"banker: the game file {path} is damaged; this is the state up to transaction "
               f"{loaded.kept_upto()}, and `banker play --resume` will repair it.", file=sys.stderr)
-    ed = parse_edition(loaded.header.edition_yaml, str(path))
+    ed = for_game(parse_edition(loaded.header.edition_yaml, str(path)), loaded.header.options)
     base = rules_for(ed).initial_state(loaded.header.players, loaded.header.options, loaded.header.seed)
     state = fold(base, [e for tx in loaded.transactions for e in tx.events])
     if args.json:

@@ -15,6 +15,7 @@ import yaml
 from banker import safe_yaml
 from banker.paths import config_dir
 
+MAX_SEATS = 8  # the classic box seats 8: keys 1-8 by default
 ENGINES = ("pocketsphinx", "vosk")
 
 
@@ -108,8 +109,8 @@ def _problems(data: Mapping[str, Any]) -> list[str]:
             problems.append("asr.second_ear must be none or moonshine")
     buttons = data.get("buttons", {})
     if not isinstance(buttons, dict) or not all(
-            isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 6 for v in buttons.values()):
-        problems.append("buttons must map keys to seat numbers 1-6")
+            isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= MAX_SEATS for v in buttons.values()):
+        problems.append(f"buttons must map keys to seat numbers 1-{MAX_SEATS}")
     audio = data.get("audio", {})
     if not isinstance(audio, dict):
         problems.append("audio must be a mapping")

@@ -204,14 +204,15 @@ def _tokens(c: _Checker, data: Mapping[str, Any], pmax: int | None) -> list[Toke
 
 def _auction(c: _Checker, data: Mapping[str, Any]) -> AuctionSpec | None:
     raw = c.get(data, "auction", "", dict) or {}
-    c.unknown(raw, "auction", ("open", "step", "quiet_seconds", "final_seconds"))
+    c.unknown(raw, "auction", ("open", "step", "quiet_seconds", "final_seconds", "bid_unit"))
     a_open = c.get(raw, "open", "auction", int, check=_positive)
     a_step = c.get(raw, "step", "auction", int, check=_positive)
     a_quiet = c.get(raw, "quiet_seconds", "auction", (int, float), default=3)
     a_final = c.get(raw, "final_seconds", "auction", (int, float), default=3)
+    a_unit = c.get(raw, "bid_unit", "auction", int, default=0, check=_not_negative)
     if not (a_open and a_step):
         return None
-    return AuctionSpec(a_open, a_step, float(a_quiet or 3), float(a_final or 3))
+    return AuctionSpec(a_open, a_step, float(a_quiet or 3), float(a_final or 3), a_unit or 0)
 
 
 def _streets(c: _Checker, data: Mapping[str, Any], needs: Needs) -> list[Street]:
@@ -230,7 +231,9 @@ def _streets(c: _Checker, data: Mapping[str, Any], needs: Needs) -> list[Street]
         if isinstance(rent, dict):
             if needs.rent:
                 c.unknown(rent, f"{p}.rent", needs.rent)
-            for key in needs.rent:
+            # a module that names no rent keys reads whatever the file gives (classic: the
+            # streets' table; railroads and utilities rent by number owned, from ``extra``)
+            for key in needs.rent or tuple(str(k) for k in rent):
                 v = c.get(rent, key, f"{p}.rent", int, check=_not_negative)
                 if v is not None:
                     rent_map[key] = v
@@ -333,3 +336,43 @@ def _int_map(c: _Checker, data: Mapping[str, Any], key: str, required: tuple[str
             else:
                 out[str(k)] = v
     return out
+
+
+def for_game(edition: Edition, options: Mapping[str, str]) -> Edition:
+    """The edition as a game with ``options`` plays it: the board chosen by ``board`` (its
+    names and money sign, from ``extra.boards``: the same numbers under other names) and the
+    starting cash from ``start``. Every other board's names become foreign streets, answered
+    "that street isn't on this board". A bad ``start`` is an ``EditionError``."""
+    import dataclasses
+
+    boards: Mapping[str, Any] = edition.extra.get("boards") or {}
+    chosen = boards.get(str(options.get("board", "")), {})
+    names: Mapping[str, str] = chosen.get("names", {})
+    currency = str(chosen.get("currency", edition.currency))
+    start = str(options.get("start", "")).replace(",", "").strip()
+    if start and not (start.isdigit() and 0 < int(start) <= 1_000_000):
+        raise EditionError(edition.id, [f"option start must be a whole number of money, not {start!r}"])
+
+    def text(t: str) -> str:
+        for old, new in names.items():
+            t = t.replace(old, new)
+        return t.replace(edition.currency, currency) if currency != edition.currency else t
+
+    def cards(deck: Any) -> tuple[ChanceCard, ...]:
+        return tuple(ChanceCard(c.id, text(c.title),
+                                {k: names.get(v, v) if k == "advance" else v
+                                 for k, v in c.effect.items()}) for c in deck)
+
+    streets = tuple(dataclasses.replace(s, name=names.get(s.name, s.name)) for s in edition.streets)
+    every = {*edition.street_names, *edition.foreign_streets,
+             *(n for b in boards.values() for n in b.get("names", {}).values())}
+    mine = {s.name for s in streets}
+    extra = dict(edition.extra)
+    if "community_chest" in extra:
+        chest = [ChanceCard(c["id"], c["title"], c["effect"]) for c in extra["community_chest"]]
+        extra["community_chest"] = [{"id": c.id, "title": c.title, "effect": dict(c.effect)}
+                                    for c in cards(chest)]
+    return dataclasses.replace(
+        edition, streets=streets, chance=cards(edition.chance), currency=currency, extra=extra,
+        start_cash=int(start) if start else edition.start_cash,
+        foreign_streets=tuple(sorted(every - mine)))

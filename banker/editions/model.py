@@ -47,6 +47,11 @@ class AuctionSpec:
     step: int
     quiet_seconds: float = 3.0
     final_seconds: float = 3.0
+    bid_unit: int = 0  # a spoken bid is a multiple of this (0: of ``step``)
+
+    @property
+    def spoken_unit(self) -> int:
+        return self.bid_unit or self.step
 
 
 @dataclass(frozen=True)

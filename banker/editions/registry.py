@@ -46,6 +46,43 @@ JACKPOT = Needs(
     cross=(_spinner,))
 
 
+def _cards(value: Any, path: str, err: Callable[[str, str], None]) -> None:
+    """A second deck (Community Chest): cards of id, title and effect, effects known."""
+    if not isinstance(value, list):
+        err(path, "must be a list of cards")
+        return
+    for i, card in enumerate(value):
+        if not isinstance(card, dict) or not {"id", "title", "effect"} <= set(card):
+            err(f"{path}[{i}]", "must be a mapping with id, title and effect")
+        elif not isinstance(card["effect"], dict) or set(card["effect"]) - CLASSIC_EFFECTS:
+            err(f"{path}[{i}].effect", "unknown effect")
+
+
+def _numbers(value: Any, path: str, err: Callable[[str, str], None]) -> None:
+    """A list of whole numbers: by how many of a kind the owner holds (1, 2, ...)."""
+    if not isinstance(value, list) or not value:
+        err(path, "must be a list of whole numbers")
+        return
+    for i, v in enumerate(value):
+        whole()(v, f"{path}[{i}]", err)
+
+
+def _mapping(value: Any, path: str, err: Callable[[str, str], None]) -> None:
+    if not isinstance(value, dict):
+        err(path, "must be a mapping")
+
+
+CLASSIC_EFFECTS = CARD_EFFECTS | {"pay", "nearest_railroad", "nearest_utility", "move"}
+CLASSIC = Needs(
+    rent=(), fees=("pass_go", "income_tax", "luxury_tax", "bail"), stock=("houses", "hotels"),
+    effects=CLASSIC_EFFECTS,
+    extra={"railroad_rent": Extra(_numbers, required=True),
+           "utility_times": Extra(_numbers, required=True),
+           "community_chest": Extra(_cards, required=True),
+           "card_words": Extra(_mapping, required=True),
+           "boards": Extra(_mapping, {})})
+
+
 @dataclass(frozen=True)
 class Entry:
     rules: str  # "module:Class", imported by ``banker.rules.rules_for``
@@ -56,5 +93,6 @@ REGISTRY: dict[str, Entry] = {
     "voice_banking": Entry("banker.rules.voice_banking:VoiceBankingRules", VOICE_BANKING),
     "secret_vault": Entry("banker.rules.secret_vault:SecretVaultRules", SECRET_VAULT),
     "jackpot": Entry("banker.rules.jackpot:JackpotRules", JACKPOT),
+    "classic": Entry("banker.rules.classic:ClassicRules", CLASSIC),
     "payday": Entry("banker.rules.payday:PaydayRules", VOICE_BANKING),  # the test edition
 }

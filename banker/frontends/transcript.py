@@ -15,6 +15,7 @@ import yaml
 
 from banker import safe_yaml
 from banker.editions import EditionError, load_edition
+from banker.editions.loader import for_game
 from banker.editions.model import Edition
 from banker.nlu.normalize import normalize
 
@@ -132,6 +133,10 @@ def load_transcript(path: Path) -> Transcript:
             if specs[key].choices and val not in specs[key].choices:
                 raise Malformed(f"{at(v)}: option {key} must be one of {', '.join(specs[key].choices)}")
             options[key] = val
+    try:
+        edition = for_game(edition, options)
+    except EditionError as exc:
+        raise Malformed(f"{at(o_node) if o_node is not None else where}: {exc.errors[0]}") from None
     s_node = top.get("steps")
     if not isinstance(s_node, yaml.SequenceNode):
         raise Malformed(f"{at(s_node) if s_node is not None else where}: steps must be a list")

@@ -63,8 +63,8 @@ class Auctions:
         s = self.session
         while self.queue:
             street = self.queue.pop(0)
-            if s.state.owner(street) is not None:
-                continue
+            if street in s.state.streets and s.state.owner(street) is not None:
+                continue  # (not a street: one of the Bank's last buildings, classic)
             now = s.clock.now()
             self.current = Auction(street, now, last=now, starter=starter)
             s.notes.note("dialogue_open", f"auction:{street}")
@@ -72,11 +72,14 @@ class Auctions:
             return
         s.ask_owed()
 
-    def least(self) -> int:
-        """The lowest bid that is accepted now."""
+    def least(self, spoken: bool = False) -> int:
+        """The lowest bid that is accepted now (``spoken``: a bid said aloud, which may top
+        the current one by less than a press where the edition allows it)."""
         a, spec = self.current, self.session.edition.auction
         assert a is not None
-        return spec.open if a.bidder is None else a.amount + spec.step
+        if a.bidder is None:
+            return spec.open
+        return a.amount + (spec.spoken_unit if spoken else spec.step)
 
     def bid(self, player: str, amount: Any) -> None:
         """A bid: ``amount`` None is a press (the next step up)."""
@@ -95,11 +98,11 @@ class Auctions:
             value = self.least()
         else:
             value = int(amount)
-            if value < self.least():
-                s.refuse("bid_too_low", amount=Money(self.least()))
+            if value < self.least(spoken=True):
+                s.refuse("bid_too_low", amount=Money(self.least(spoken=True)))
                 return
-            if value % spec.step:
-                s.refuse("bid_step", amount=Money(spec.step))
+            if value % spec.spoken_unit:
+                s.refuse("bid_step", amount=Money(spec.spoken_unit))
                 return
         cash = s.state.cash(player)
         if value > cash:

@@ -20,6 +20,10 @@ SPEC_INTENT = {
     "sell_with_card": "sell", "sell_with_hotel": "sell", "sell_card": "sell", "sell_hotel": "sell",
     "buy_card": "buy_from", "buy_hotel": "buy_from", "trade_for_hotel": "trade",
     "trade_for_card": "trade", "buy_with_hotel": "buy_from", "buy_with_card": "buy_from",
+    # the classic box: the roll said with the rent, a mortgage lifted in a deal, cash and the
+    # card with streets (its spoken cards are new commands: ``card``, ``nearest_railroad`` ...)
+    "pay_rent_roll": "pay_rent", "buy_from_lift": "buy_from", "trade_lift": "trade",
+    "trade_card_and_pay": "trade",
 }
 #: a street slot -> the slots of the further streets on the same side of a deal
 MORE_STREETS = {"property": ("property2", "property3"), "give": ("give2", "give3"),

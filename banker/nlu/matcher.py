@@ -23,6 +23,7 @@ from banker.editions.model import Edition
 from banker.money import words_to_tokens
 from banker.nlu.canonical import STREET_SLOTS
 from banker.nlu.normalize import PLACEHOLDER, normalize, times_variants, with_placeholders
+from banker.nlu.numbers import NUMBER_SLOTS
 from banker.nlu.templates import Grammar, IntentSpec, load_grammar
 
 STREET, PLAYER = "@s", "@p"
@@ -123,8 +124,10 @@ class Matcher:
                    for a in dict.fromkeys((t.id, t.name, *t.aliases))]
         players = [(v.removeprefix("the "), c) for v, c in players]
         players = list(dict.fromkeys(players))
+        lists = {name: [(normalize(o), o) for o in values]  # outcome, the spoken card lists
+                 for name, values in self.grammar.lists.items() if name not in NUMBER_SLOTS}
         return {**dict.fromkeys(sorted(STREET_SLOTS), streets), "player": players,
-                "outcome": [(normalize(o), o) for o in self.grammar.lists.get("outcome", [])]}
+                "outcome": [], **lists}
 
     def _build(self) -> None:
         values = self.slot_values()
@@ -133,6 +136,7 @@ class Matcher:
                                       for form in outcome_variants(spoken)))
         markers: dict[str, list[tuple[str, str]]] = {
             **{s: [(STREET, "")] for s in STREET_SLOTS}, "player": [(PLAYER, "")],
+            **{name: pairs for name, pairs in values.items() if name in self.grammar.lists},
             "outcome": outcomes}
         seen: set[tuple[str, str]] = set()
         for spec in self.intents():

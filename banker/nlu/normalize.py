@@ -24,7 +24,7 @@ PLACEHOLDER = "#"
 def normalize_words(text: str) -> list[str]:
     """Lower-case words with punctuation dropped and contractions spelt out."""
     text = unicodedata.normalize("NFKC", text).lower().replace("’", "'")
-    text = text.replace("st.", "saint ").replace(".", " ")
+    text = text.replace("st.", "saint ").replace(".", " ").replace("&", " and ")
     text = _STRIP.sub(" ", text)
     words: list[str] = []
     for raw in text.split():

@@ -57,6 +57,8 @@ class DebtRules(Rules):
     """Secret Vault's shortfall policy (an open debt) and everything that settles one."""
 
     validators = (*COMMON, debts_valid)
+    #: what a debtor may still do (an edition with more ways to raise money adds its own)
+    debtor_ok: frozenset[str] = DEBTOR_OK
 
     @staticmethod
     def end_mode(state: GameState) -> str:
@@ -68,7 +70,7 @@ class DebtRules(Rules):
         debtor can only raise money, or do what costs them nothing, until their debts are
         paid; the game ends when the last street gets an owner."""
         if (state.debts_of(cmd.player) and cmd.name not in QUERIES
-                and cmd.name not in DEBTOR_OK and not state.game_over
+                and cmd.name not in self.debtor_ok and not state.game_over
                 and cmd.name in self.intents):
             raise self.in_debt(state, cmd.player)
         out = super().decide(state, cmd, draws)

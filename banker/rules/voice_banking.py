@@ -8,7 +8,6 @@ Buying, auctions, "pay", GO, bail and the Chance effects are the base's (``Rules
 
 from __future__ import annotations
 
-from banker.rules.base import Rules
 from banker.rules.events import (
     BuildingsChanged,
     DebtOpened,
@@ -19,6 +18,7 @@ from banker.rules.events import (
     PlayerOut,
     fold,
 )
+from banker.rules.house_rules import HouseRules
 from banker.rules.invariants import COMMON
 from banker.rules.outcome import Command, Draws, Intent, Line, Money, Outcome, Question, Refusal, Who
 from banker.rules.state import GameState
@@ -30,11 +30,11 @@ def one_building(state: GameState, total: int | None) -> list[str]:
             if h.houses + h.hotels > 1]
 
 
-class VoiceBankingRules(Rules):
+class VoiceBankingRules(HouseRules):
     intents = frozenset({
         "buy", "auction", "auction_close", "pay_rent", "chance", "pass_go", "get_out_of_jail",
         "go_to_jail", "trade", "train_ride", "build_house", "build_hotel", "pay", "collect",
-        "bankrupt", "third_roll", "settle_debt",
+        "bankrupt", "third_roll", "settle_debt", "free_parking", "land_on_go",
     })
     jail_tracked = False  # the unit can't be told you're in jail
     validators = (*COMMON, one_building)

@@ -99,7 +99,8 @@ def say_now(edition: Edition, rules: Rules, now: Now, state: GameState, has_hist
         # in a betting round the round's own commands are offered as they are
         fill = _legal_fill(edition, rules, live, spec) if now.hold is None else _default_fill(edition, spec, live)
         if fill is not None and spec.raw:
-            words = {"amount": "three hundred", "number": "three", "outcome": "pass left",
+            words = {**{k: v[0] for k, v in _grammar().lists.items() if v},  # a card, "house"
+                     "amount": "three hundred", "number": "three", "outcome": "pass left",
                      "property": edition.street_names[0], **fill}
             out.append({"say": example(spec.raw[0], words), "what": spec.name.replace("_", " ")})
     seated = [t for t in state.order if not state.players[t].out]

@@ -21,12 +21,14 @@ from banker.screen.journal_view import JournalView
 GROUP_COLOURS = {
     "brown": "#8b4a2b", "light blue": "#9fd8f5", "pink": "#d6399a", "orange": "#f39a1e",
     "red": "#e8262d", "yellow": "#fbe625", "green": "#1fa555", "dark blue": "#1d5fbf",
+    "railroad": "#2b2b2b", "utility": "#b8c2cc",  # the classic box's railroads (stations), utilities
 }
 # Token colours: a colour named among the token's aliases (Jackpot's coloured players), else
 # one of these by seat. Colour is never the only mark: every token is named beside it.
 COLOUR_WORDS = {"blue": "#3b82f6", "green": "#22c55e", "orange": "#f97316", "pink": "#ec4899",
                 "red": "#ef4444", "yellow": "#eab308", "purple": "#a855f7"}
-SEAT_COLOURS = ("#f97316", "#38bdf8", "#a3e635", "#f472b6", "#facc15", "#c084fc")
+SEAT_COLOURS = ("#f97316", "#38bdf8", "#a3e635", "#f472b6", "#facc15", "#c084fc", "#2dd4bf",
+                "#f87171")  # eight seats: the classic box
 LOG_LIMIT = 300  # newest first; a long game's oldest lines stay in the journal
 
 

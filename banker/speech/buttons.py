@@ -47,10 +47,10 @@ class Buttons(Protocol):
 
 
 def key_map(config: Mapping[str, Any]) -> dict[str, int]:
-    """``buttons:`` of the config as {key: seat}; default keys 1-6 for seats 1-6."""
+    """``buttons:`` of the config as {key: seat}; default keys 1-8 for seats 1-8."""
     raw = config.get("buttons")
     if not isinstance(raw, Mapping) or not raw:
-        return {str(i): i for i in range(1, 7)}
+        return {str(i): i for i in range(1, 9)}
     return {str(k).lower(): int(v) for k, v in raw.items()}
 
 

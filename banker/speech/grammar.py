@@ -173,7 +173,8 @@ class SpeechGrammar:
         defs["property"] = "(" + " | ".join(v for v, _ in self.values["property"]) + ")"
         defs.update((name, "<property>") for name in STREET_SLOTS if name != "property")
         defs["player"] = "(" + " | ".join(v for v, _ in self.values["player"]) + ")"
-        defs["outcome"] = "(" + (" | ".join(v for v, _ in self.values["outcome"]) or "<VOID>") + ")"
+        defs.update((name, "(" + (" | ".join(v for v, _ in self.values.get(name, [])) or "<VOID>") + ")")
+                    for name in ("outcome", *self.grammar.lists) if name not in defs)
         defs.update((name, self.grammar.to_jsgf_body(node)) for name, node in self.numbers.items())
         todo = [r for t in tops for r in _REF.findall(t)]
         done: dict[str, None] = {}

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import random
-import resource
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -29,7 +28,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from banker.tools import bench_latency, clips, decode_cache
+from banker.tools import bench_classic, bench_latency, clips, decode_cache
 from banker.tools.clips import Voice
 
 EDITION = "voice-banking"
@@ -92,6 +91,7 @@ class Item:
     slots: tuple[tuple[str, Any], ...]
     voice: Voice
     focus: str = "any"
+    edition: str = EDITION  # decoded by this edition's recogniser, judged in its game
 
 
 def espeak_voices(rng: random.Random) -> Voice:
@@ -109,9 +109,11 @@ def family(v: Voice) -> str:
     return "espeak " + ("US" if v.name.startswith("en-us") else "UK")
 
 
-def dev_set(n_commands: int, n_chatter: int, n_focus: int, seed: int = 2026) -> list[Item]:
+def dev_set(n_commands: int, n_chatter: int, n_focus: int, seed: int = 2026,
+            n_classic: int = 0) -> list[Item]:
     """Commands (every intent of the edition, sampled templates and values, mostly this board's
-    streets), chatter lines, and answers to narrowed questions. Deterministic for a seed."""
+    streets), chatter lines, and answers to narrowed questions; then ``n_classic`` commands of
+    the classic box and its chatter (``bench_classic``). Deterministic for a seed."""
     from banker.editions import load_edition
     from banker.nlu.matcher import Recognized
     from banker.speech.grammar import SpeechGrammar
@@ -148,7 +150,7 @@ def dev_set(n_commands: int, n_chatter: int, n_focus: int, seed: int = 2026) -> 
             if isinstance(r, Recognized) and r.intent == s.intent and dict(r.slots) == dict(s.slots):
                 items.append(Item(s.text, s.intent, s.slots, pick_voice(rng), focus))
                 break
-    return items
+    return items + bench_classic.items(n_classic, seed, pick_voice, Item) if n_classic else items
 
 
 def audio_for(item: Item, condition: str, seed: int) -> clips.Pcm:
@@ -170,7 +172,8 @@ def line_audio(i: int, item: Item, condition: str) -> clips.Pcm:
 # near ones, n-best), so the bench weighs them as ``play`` does (choices, offered readings)
 DECODE_FORMAT = "text-conf-seconds-alternatives"
 Result = tuple[int, str, str, float | None, float, tuple[tuple[str, float], ...]]
-_ENGINE: Any = None
+_ENGINES: dict[str, Any] = {}  # edition -> this worker's recogniser, made when first needed
+_KIND = "ours"
 _CACHE: decode_cache.DecodeCache | None = None
 
 
@@ -183,6 +186,7 @@ def decode_version(kind: str) -> str:
 
     files = [*decode_cache.modules("speech", "nlu", "editions"), *grammars_dir().glob("*.yaml"),
              config_dir() / "editions" / f"{EDITION}.yaml",
+             config_dir() / "editions" / f"{bench_classic.EDITION}.yaml",
              config_dir() / "editions" / "classic-streets.yaml"]
     return decode_cache.version(files, kind, json.dumps(load_config().get("asr") or {},
                                                         sort_keys=True, default=str),
@@ -190,19 +194,25 @@ def decode_version(kind: str) -> str:
 
 
 def _init_worker(kind: str, cache: decode_cache.DecodeCache | None = None) -> None:
-    global _ENGINE, _CACHE
-    _CACHE = cache
-    from banker.editions import load_edition
-    from banker.speech.grammar import SpeechGrammar
+    global _KIND, _CACHE
+    _KIND, _CACHE = kind, cache
+    _engine(EDITION)
 
-    ed = load_edition(EDITION)
-    if kind == "naive":
-        _ENGINE = NaiveDecoder(SpeechGrammar(ed))
-    else:
-        from banker.config import load_config
-        from banker.speech.engine import make_engine
 
-        _ENGINE = make_engine(load_config(), ed)
+def _engine(edition: str) -> Any:
+    if edition not in _ENGINES:
+        from banker.editions import load_edition
+        from banker.speech.grammar import SpeechGrammar
+
+        ed = load_edition(edition)
+        if _KIND == "naive":
+            _ENGINES[edition] = NaiveDecoder(SpeechGrammar(ed))
+        else:
+            from banker.config import load_config
+            from banker.speech.engine import make_engine
+
+            _ENGINES[edition] = make_engine(load_config(), ed)
+    return _ENGINES[edition]
 
 
 def _decode(job: tuple[int, Item, str]
@@ -216,7 +226,7 @@ def _decode(job: tuple[int, Item, str]
     if kept is not None:
         text, conf, secs, alts = kept
         return i, cond, text, conf, secs, tuple((t, c) for t, c in alts), True
-    heard = _ENGINE.recognize(pcm, item.focus)
+    heard = _engine(item.edition).recognize(pcm, item.focus)
     alts = tuple((t, c) for t, c in getattr(heard, "alternatives", ()))
     if _CACHE is not None:
         _CACHE.put(audio, [heard.text, heard.confidence, heard.seconds, alts], item.focus)
@@ -290,15 +300,19 @@ def score(items: Sequence[Item], results: Iterable[Sequence[Any]],
     from banker.nlu.matcher import Recognized
     from banker.tools.transcribe import NewGameJudge
 
-    judge = NewGameJudge(load_edition(EDITION))
     # a bid is only ever said in an auction: the dev set's bids are judged with one open (a
     # bid with none open is "Sorry?" when unsure, ``Session.legal``); every other line, and
-    # all chatter, between turns in a new game
-    bidding = NewGameJudge(load_edition(EDITION))
-    bidding.session.hear(bidding.player, "auction off Baltic Avenue")
+    # all chatter, between turns in a new game of the item's edition
+    judges: dict[tuple[str, bool], NewGameJudge] = {}
     rows: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for i, cond, text, conf, secs, *rest in results:
         item = items[i]
+        for key in ((item.edition, False), (item.edition, True)):
+            if key not in judges:
+                judges[key] = NewGameJudge(load_edition(key[0]))
+                if key[1]:
+                    judges[key].session.hear(judges[key].player, "auction off Baltic Avenue")
+        judge, bidding = judges[(item.edition, False)], judges[(item.edition, True)]
         if item.focus != "any":
             m = judge.matcher.match(text)
             ok = isinstance(m, Recognized) and m.intent == item.intent and \
@@ -370,19 +384,6 @@ class Progress:
             print(file=self.out, flush=True)
 
 
-def _recogniser_resources() -> dict[str, Any]:
-    from banker.config import load_config
-    from banker.editions import load_edition
-    from banker.speech.engine import make_engine
-
-    t0 = time.perf_counter()
-    eng = make_engine(load_config(), load_edition(EDITION))
-    eng.recognize(clips.pad(np.zeros(4000, np.int16)), "any")
-    return {"engine": eng.engine, "load_and_first_decode_s": round(time.perf_counter() - t0, 2),
-            "peak_rss_mb_bench_process": round(
-                resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
-
-
 def table(report: dict[str, Any]) -> str:
     lines = []
     head = (f"{'condition':<11} {'cmds':>5} {'exact%':>7} {'acc-ok%':>7} {'conf%':>6} "
@@ -423,6 +424,7 @@ def _f(x: float | None) -> str:
 # takes about 15 minutes on 2 cores (840 decodes, the noisy ones through the noise filter, and
 # a naive baseline on 320); --full is the whole set, seven conditions (hours).
 QUICK_SIZE, DEFAULT_SIZE, FULL_SIZE = (40, 15, 8), (200, 60, 20), (1000, 300, 60)
+CLASSIC_SIZE = {"quick": 9, "default": 45, "full": 150}  # classic commands (+ a third as chatter)
 
 
 def run_bench(quick: bool, out: Path | None, stream: TextIO | None = None,
@@ -435,8 +437,9 @@ def run_bench(quick: bool, out: Path | None, stream: TextIO | None = None,
     n_cmd, n_chat, n_focus = QUICK_SIZE if quick else FULL_SIZE if full else DEFAULT_SIZE
     n_cmd, n_chat = size[0] or n_cmd, size[1] or n_chat  # --commands / --chatter
     conditions = CONDITIONS if full else QUICK_CONDITIONS
-    items = dev_set(n_cmd, n_chat, n_focus)
-    base_items = [it for it in items if it.focus == "any"]
+    items = dev_set(n_cmd, n_chat, n_focus, n_classic=CLASSIC_SIZE[
+        "quick" if quick else "full" if full else "default"])
+    base_items = [it for it in items if it.focus == "any" and it.edition == EDITION]
     base_items = base_items[: (12 if quick else 120)] + [
         it for it in items if it.intent == "none"][: (4 if quick else 40)]
     base_conditions = ("clean",) if quick else ("clean", "babble:10")
@@ -467,7 +470,7 @@ def run_bench(quick: bool, out: Path | None, stream: TextIO | None = None,
                                         "conditions": list(base_conditions)}},
         "ours": ours, "baseline": baseline, "targets": TARGETS,
         "accuracy_seconds": round(time.monotonic() - t0, 1),
-        "recogniser": _recogniser_resources(),
+        "recogniser": bench_latency.recogniser_resources(EDITION),
     }
     print(table(report), file=stream)
     rec = report["recogniser"]

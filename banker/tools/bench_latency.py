@@ -9,7 +9,11 @@ second run is the baseline the second ear's cost is a ratio of.
 
 from __future__ import annotations
 
+import resource
+import time
 from typing import Any
+
+import numpy as np
 
 from banker.tools import clips
 
@@ -70,3 +74,17 @@ def _ratio(a: float | None, b: float | None) -> str:
 
 def _f(x: float | None) -> str:
     return "-" if x is None else f"{x:.0f}" if x >= 10 else f"{x:.2f}"
+
+
+def recogniser_resources(edition: str) -> dict[str, Any]:
+    """Loading the configured recogniser and its first decode: seconds and peak memory."""
+    from banker.config import load_config
+    from banker.editions import load_edition
+    from banker.speech.engine import make_engine
+
+    t0 = time.perf_counter()
+    eng = make_engine(load_config(), load_edition(edition))
+    eng.recognize(clips.pad(np.zeros(4000, np.int16)), "any")
+    return {"engine": eng.engine, "load_and_first_decode_s": round(time.perf_counter() - t0, 2),
+            "peak_rss_mb_bench_process": round(
+                resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}

@@ -90,7 +90,7 @@ def test_an_unknown_edition_is_named_with_the_ones_there_are(capsys: pytest.Capt
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert err == ("banker: There is no edition called 'monopoly-classic'; the editions are "
-                       "jackpot, secret-vault and voice-banking.\n"), err
+                       "classic, jackpot, secret-vault and voice-banking.\n"), err
 
 
 def test_every_option_is_explained() -> None:

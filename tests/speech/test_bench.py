@@ -139,3 +139,25 @@ def test_latency_is_shown_as_configured_and_alone_with_the_cost_and_the_goals() 
     configured = _latency_report(110.0, 400.0, 0.9, 780.0)
     assert text({**configured, "error": "alone: RuntimeError: probe failed"}) == \
         f"{configured['table']}\nlatency not measured: alone: RuntimeError: probe failed"
+
+
+def test_the_dev_set_has_classic_commands_and_chatter_after_the_same_voice_banking_lines() -> None:
+    """``banker bench`` adds the classic box's own commands and its railroad and utility
+    chatter, each judged in a classic game; the voice-banking lines stay as they were."""
+    from banker.editions import load_edition
+    from banker.nlu.matcher import Matcher, Recognized
+
+    plain = dev_set(4, 2, 0)
+    both = dev_set(4, 2, 0, n_classic=9)
+    assert both[:len(plain)] == plain
+    classic = both[len(plain):]
+    assert {it.edition for it in classic} == {"classic"}
+    commands = [it for it in classic if it.intent != "none"]
+    chatter = [it for it in classic if it.intent == "none"]
+    assert len(commands) == 9 and len(chatter) == 3
+    m = Matcher.for_edition(load_edition("classic"))
+    for it in commands:
+        r = m.match(it.text)
+        assert isinstance(r, Recognized) and r.intent == it.intent, it.text
+    assert any("railroad" in it.text or "utilit" in it.text for it in chatter)
+    assert not any(isinstance(m.match(it.text), Recognized) for it in chatter)
