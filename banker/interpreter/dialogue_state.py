@@ -18,17 +18,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from banker.interpreter import questions as q
 from banker.interpreter.auction import Auction
-from banker.interpreter.questions import (
-    ANSWER_TIMEOUT,
-    Choose,
-    Confirm,
-    Pending,
-    RuleQuestion,
-    SlotQuestion,
-    UndoQuestion,
-    differing_names,
-)
 from banker.rules import Command, Hold, Intent, Line, Money, Question, Who, fold
 from banker.rules.events import event_from_json
 from banker.rules.outcome import AllOf
@@ -80,7 +71,7 @@ def _left(deadline: float | None, now: float) -> float | None:
     return None if deadline is None else max(deadline - now, 0.0)
 
 
-def _deadline(data: dict[str, Any], now: float, whole: float = ANSWER_TIMEOUT) -> float | None:
+def _deadline(data: dict[str, Any], now: float, whole: float = q.ANSWER_TIMEOUT) -> float | None:
     """The deadline back: as it was on the same clock, else ``whole`` (or the time that was
     left, if longer) from now."""
     left, at = data.get("left"), data.get("at")
@@ -91,28 +82,28 @@ def _deadline(data: dict[str, Any], now: float, whole: float = ANSWER_TIMEOUT) -
     return now + max(float(left), whole)
 
 
-def pending_data(p: Pending, now: float) -> dict[str, Any]:
+def pending_data(p: q.Pending, now: float) -> dict[str, Any]:
     data: dict[str, Any] = {"kind": p.kind, "asked": sorted(p.asked), "at": p.deadline,
                             "left": _left(p.deadline, now), "lapses": p.lapses,
                             "on_timeout": p.on_timeout, "unclear": p.unclear}
-    if isinstance(p, Confirm):
+    if isinstance(p, q.Confirm):
         data.update(command=enc(p.command), candidates=enc(p.candidates),
                     back=pending_data(p.back, now) if p.back is not None else None)
-    elif isinstance(p, Choose):
+    elif isinstance(p, q.Choose):
         data.update(candidates=enc(p.candidates))
-    elif isinstance(p, SlotQuestion):
+    elif isinstance(p, q.SlotQuestion):
         data.update(command=enc(p.command), slot=p.slot)
-    elif isinstance(p, RuleQuestion):
-        q = p.rule
-        data.update(rule={"key": q.key, "asked": q.asked, "slot": q.slot, "then": enc(q.then),
-                          "choices": list(q.choices), "lapses": q.lapses, "timeout": q.timeout,
-                          "params": enc(dict(q.params))})
-    elif isinstance(p, UndoQuestion):
+    elif isinstance(p, q.RuleQuestion):
+        r = p.rule
+        data.update(rule={"key": r.key, "asked": r.asked, "slot": r.slot, "then": enc(r.then),
+                          "choices": list(r.choices), "lapses": r.lapses, "timeout": r.timeout,
+                          "params": enc(dict(r.params))})
+    elif isinstance(p, q.UndoQuestion):
         data.update(undo_seq=p.undo_seq)
     return data
 
 
-def pending_from(data: dict[str, Any], now: float) -> Pending | None:
+def pending_from(data: dict[str, Any], now: float) -> q.Pending | None:
     common: dict[str, Any] = {"asked": frozenset(data["asked"]),
                               "deadline": _deadline(data, now), "lapses": bool(data["lapses"]),
                               "on_timeout": str(data.get("on_timeout", "")),
@@ -120,19 +111,19 @@ def pending_from(data: dict[str, Any], now: float) -> Pending | None:
     kind = data.get("kind")
     if kind == "confirm":
         back = data.get("back")
-        return Confirm(command=dec(data["command"]), candidates=dec(data["candidates"]),
+        return q.Confirm(command=dec(data["command"]), candidates=dec(data["candidates"]),
                        back=pending_from(back, now) if back else None, **common)
     if kind == "choose":
-        return Choose(candidates=dec(data["candidates"]), **common)
+        return q.Choose(candidates=dec(data["candidates"]), **common)
     if kind == "slot":
-        return SlotQuestion(command=dec(data["command"]), slot=str(data["slot"]), **common)
+        return q.SlotQuestion(command=dec(data["command"]), slot=str(data["slot"]), **common)
     if kind == "rule":
         r = data["rule"]
-        q = Question(r["key"], r["asked"], r["slot"], dec(r["then"]), tuple(r["choices"]),
+        rule = Question(r["key"], r["asked"], r["slot"], dec(r["then"]), tuple(r["choices"]),
                      lapses=bool(r["lapses"]), timeout=r.get("timeout"), params=dec(r["params"]))
-        return RuleQuestion(rule=q, **common)
+        return q.RuleQuestion(rule=rule, **common)
     if kind == "undo":
-        return UndoQuestion(undo_seq=int(data["undo_seq"]), **common)
+        return q.UndoQuestion(undo_seq=int(data["undo_seq"]), **common)
     return None
 
 
@@ -216,10 +207,10 @@ def resume(s: Session, text: str) -> bool:
         s.say("betting_resumed", player=Who(s.hold.owner),
               amount=Money(sum(s.state.stakes.values())))
     p = s.pending
-    if isinstance(p, RuleQuestion) and p.rule.then.name == "settle_debt" and p.rule.slot == "give":
+    if isinstance(p, q.RuleQuestion) and p.rule.then.name == "settle_debt" and p.rule.slot == "give":
         s.pending = None  # asked again from the state, "you still owe…"
         s.ask_owed(again=True)
-    elif isinstance(p, UndoQuestion):
+    elif isinstance(p, q.UndoQuestion):
         tx = next((t for t in s.history if t.seq == p.undo_seq), None)
         if tx is None:
             s.pending = None
@@ -228,13 +219,13 @@ def resume(s: Session, text: str) -> bool:
 
             s.say("undo_still_asked", what=brief(s, tx), by=Who(tx.player or ""),
                   asked=Who(sorted(p.asked)[0]))
-    elif isinstance(p, RuleQuestion):
+    elif isinstance(p, q.RuleQuestion):
         s.say_line(Line(p.rule.key, p.rule.params))
-    elif isinstance(p, Confirm):
+    elif isinstance(p, q.Confirm):
         s.say("did_you_say", text=s.describe(p.command))
-    elif isinstance(p, Choose):
+    elif isinstance(p, q.Choose):
         s.say("which_one", options=[Who(n) if n in s.state.players else n
-                                    for n in differing_names(p.candidates)])
+                                    for n in q.differing_names(p.candidates)])
     elif p is not None:
         s.say_line(p.prompt())
     else:
