@@ -58,20 +58,20 @@ def ask_undo(s: Session, player: str) -> None:
     if player in tx.participants or not tx.participants:
         do_undo(s, tx, player)
         return
-    ask = who_agrees(s, tx)
-    s.pending = UndoQuestion(asked=frozenset(ask), deadline=s.clock.now() + ANSWER_TIMEOUT,
-                             undo_seq=tx.seq, on_timeout="undo_declined")
+    s.pending = UndoQuestion(asked=frozenset(tx.participants),
+                             deadline=s.clock.now() + ANSWER_TIMEOUT, undo_seq=tx.seq,
+                             on_timeout="undo_declined")
     s.say("undo_confirm", player=Who(player), what=brief(s, tx), by=Who(tx.player or ""),
-          asked=Who(ask[0]))
+          asked=Who(who_is_asked(s, tx)))
 
 
-def who_agrees(s: Session, tx: Transaction) -> list[str]:
-    """Who may agree to undo ``tx``, the one named first: its participants still at the table
-    (a player it made bankrupt has left, and can't press to agree), the one who made it
-    first, then the others in turn order."""
+def who_is_asked(s: Session, tx: Transaction) -> str:
+    """The participant the undo question names (any participant's yes counts): one still at
+    the table (a player the transaction made bankrupt has left), the one who made it first,
+    then the others in turn order."""
     seated = [p for p in tx.participants if p in s.state.seated] or list(tx.participants)
     order = {p: i for i, p in enumerate(s.state.order)}
-    return sorted(seated, key=lambda p: (p != tx.player, order.get(p, len(order))))
+    return min(seated, key=lambda p: (p != tx.player, order.get(p, len(order))))
 
 
 def agreed(s: Session, p: UndoQuestion, player: str) -> None:
