@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from banker.frontends.voice.trace import T0, save_utterance, trace
 from banker.speech import speaker_norm
 from banker.speech.denoise import LiveCleaner
+from banker.speech.endpoint import rule_for, state_of, wait_ms
 from banker.speech.protocols import NOTHING, AudioIn, AudioOut, Heard, Pcm, Recognizer
 from banker.speech.vad import EndOfSpeech, Utterance, VadSettings, speech_only
 
@@ -157,9 +158,35 @@ class Listener:
                     # runs; if no more speech comes, the answer is ready when the turn ends.
                     guess = _Guess(self.recognizer, *decodable(det.utterance(), clean, False),
                                    ls.focus, det.last_voiced, _voice(ls, det.utterance()))
+                if ls.early_guess and ls.settings.end_of_turn == "grammar":
+                    self._end_rule(det, guess)
         finally:
             self.mic.stop_listening()
         return clean, guess
+
+    def _end_rule(self, det: EndOfSpeech, guess: _Guess | None) -> None:
+        """The silence that ends this turn, by the first ear's reading of the pause
+        (``endpoint``): the long wait while the player speaks or the reading is not back;
+        a pause he spoke on is stale for the second ear."""
+        if guess is None or guess.last_voiced != det.last_voiced:
+            if guess is not None and not guess.told_stale:
+                guess.told_stale = True
+                stale = getattr(self.recognizer, "stale", None)
+                if callable(stale):
+                    stale()
+            det.wait(wait_ms("pending", 0.0))
+            return
+        first = guess.first
+        if first is None:
+            det.wait(wait_ms("pending", 0.0))
+            return
+        state = state_of(first.details) if first.text else "outside"
+        if not guess.judged:
+            guess.judged = True
+            trace(f"pause read as {first.text!r} ({first.confidence:.2f}): {state}, "
+                  f"rule {rule_for(state, first.confidence)!r} after "
+                  f"{det.quiet_frames * 30} ms")
+        det.wait(wait_ms(state, first.confidence))
 
 
 def decodable(utt: Utterance, clean: LiveCleaner | None, final: bool) -> tuple[Pcm, Pcm | None]:
@@ -187,18 +214,29 @@ class _Guess:
     def __init__(self, recognizer: Recognizer, audio: Pcm, raw: Pcm | None, focus: str,
                  last_voiced: int | None, voice: str = "") -> None:
         self.last_voiced = last_voiced
+        self.first: Heard | None = None  # the first ear's reading, once it exists
+        self.judged = False  # its end-of-turn rule traced
+        self.told_stale = False  # the player spoke on, and the recogniser was told
         self._done = threading.Event()
         self._value: Heard = NOTHING
         self._error: BaseException | None = None
 
         def run() -> None:
             try:
-                self._value = recognizer.recognize(audio, focus, voice, raw)
+                seen = getattr(recognizer, "recognize_seen", None)
+                if callable(seen):  # the first ear's reading before the second ear's
+                    self._value = seen(audio, focus, voice, raw, self._told)
+                else:
+                    self._value = recognizer.recognize(audio, focus, voice, raw)
             except BaseException as exc:  # re-raised where the result is used
                 self._error = exc
             finally:
+                self.first = self.first or self._value
                 self._done.set()
         threading.Thread(target=run, name="early-asr", daemon=True).start()
+
+    def _told(self, heard: Heard) -> None:
+        self.first = heard
 
     def result(self) -> Heard:
         self._done.wait()
