@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from banker.speech.automata import Fsa
+from banker.speech.protocols import Heard
 
 State = Literal["final", "open", "incomplete", "outside", "pending"]
 STATES: tuple[State, ...] = ("final", "open", "incomplete", "outside", "pending")
@@ -51,7 +52,7 @@ class EndRule:
 # 300 ms of silence are put between them (the words' own soft edges are quiet frames too):
 # a reading that can go on waits past that.
 RULES: tuple[EndRule, ...] = (
-    EndRule("complete", ("final",), 150, 0.5),
+    EndRule("complete", ("final",), 150, 0.75),
     EndRule("complete, unsure", ("final",), 450),
     EndRule("could go on", ("open",), 450),
     # the first ear reads the first words of a command as nothing at all more often than as
@@ -131,3 +132,11 @@ def state_of(details: Mapping[str, float]) -> State:
     did not)."""
     i = int(details.get(DETAIL, STATES.index("outside")))
     return STATES[i] if 0 <= i < len(STATES) else "outside"
+
+
+def wait_for(first: Heard | None, rules: Sequence[EndRule] = RULES) -> int:
+    """The trailing silence that ends a turn whose pause the first ear read as ``first``
+    (None: not read yet)."""
+    if first is None:
+        return wait_ms("pending", 0.0, rules)
+    return wait_ms(state_of(first.details) if first.text else "outside", first.confidence, rules)

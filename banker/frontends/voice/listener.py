@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from banker.frontends.voice.trace import T0, save_utterance, trace
 from banker.speech import speaker_norm
 from banker.speech.denoise import LiveCleaner
-from banker.speech.endpoint import rule_for, state_of, wait_ms
+from banker.speech.endpoint import rule_for, state_of, wait_for
 from banker.speech.protocols import NOTHING, AudioIn, AudioOut, Heard, Pcm, Recognizer
 from banker.speech.vad import EndOfSpeech, Utterance, VadSettings, speech_only
 
@@ -174,19 +174,16 @@ class Listener:
                 stale = getattr(self.recognizer, "stale", None)
                 if callable(stale):
                     stale()
-            det.wait(wait_ms("pending", 0.0))
+            det.wait(wait_for(None))
             return
         first = guess.first
-        if first is None:
-            det.wait(wait_ms("pending", 0.0))
-            return
-        state = state_of(first.details) if first.text else "outside"
-        if not guess.judged:
+        if first is not None and not guess.judged:
             guess.judged = True
+            state = state_of(first.details) if first.text else "outside"
             trace(f"pause read as {first.text!r} ({first.confidence:.2f}): {state}, "
                   f"rule {rule_for(state, first.confidence)!r} after "
                   f"{det.quiet_frames * 30} ms")
-        det.wait(wait_ms(state, first.confidence))
+        det.wait(wait_for(first))
 
 
 def decodable(utt: Utterance, clean: LiveCleaner | None, final: bool) -> tuple[Pcm, Pcm | None]:
