@@ -139,4 +139,9 @@ def wait_for(first: Heard | None, rules: Sequence[EndRule] = RULES) -> int:
     (None: not read yet)."""
     if first is None:
         return wait_ms("pending", 0.0, rules)
-    return wait_ms(state_of(first.details) if first.text else "outside", first.confidence, rules)
+    return wait_ms(*placed(first), rules=rules)
+
+
+def placed(first: Heard) -> tuple[State, float]:
+    """The first ear's reading of a pause: its place in the grammar, and how sure it is."""
+    return (state_of(first.details) if first.text else "outside"), first.confidence
