@@ -81,6 +81,7 @@ def _answer_requests(conn: Connection, config: dict[str, Any], edition: Edition)
     warmed: set[str] = set()
     prepare = getattr(engine, "prepare", None)
     pending: list[ToChild] = []  # read while the first ear's reading was sent
+    told = _told(engine, conn, pending)
     while True:
         # a grammar is compiled on its first use: do it while nobody is waiting. The first
         # decode of all is slow too (~2x): one is made; the others would only burn the CPU
@@ -99,7 +100,8 @@ def _answer_requests(conn: Connection, config: dict[str, Any], edition: Edition)
         if isinstance(msg, Stale):  # about a request already answered
             continue
         warmed.add(msg.focus)
-        _watch(engine, conn, pending, msg.early)
+        if told is not None:
+            told.early = msg.early
         try:
             heard = engine.recognize(_pcm(msg.audio), msg.focus, msg.speaker,
                                      None if msg.raw is None else _pcm(msg.raw))
@@ -109,25 +111,62 @@ def _answer_requests(conn: Connection, config: dict[str, Any], edition: Edition)
         conn.send(Transcript(heard))
 
 
-def _watch(engine: Recognizer, conn: Connection, pending: list[ToChild], early: bool) -> None:
-    """With two ears and an ``early`` request: the first ear's reading goes to the parent at
-    once (``FirstReading``), and the second ear skips audio the parent has said is
-    ``Stale`` meanwhile (other messages read on the way wait in ``pending``)."""
-    ears: Any = engine
-    if not hasattr(ears, "on_first"):
-        return
+class _Told:
+    """The first of two ears, as the child runs it: its reading goes to the parent at once
+    for an ``early`` request (``FirstReading``: the end-of-turn rules judge it while the
+    second ear listens), and whether the parent has said since that the audio is ``Stale``
+    is noted (other messages read on the way wait in ``pending``)."""
 
-    def first(heard: Heard) -> bool:
-        conn.send(FirstReading(heard))
-        stale = False
-        while conn.poll(0):
-            msg: ToChild = conn.recv()
-            if isinstance(msg, Stale):
-                stale = True
-            else:
-                pending.append(msg)
-        return not stale
-    ears.on_first = first if early else None
+    def __init__(self, ear: Recognizer, conn: Connection, pending: list[ToChild]) -> None:
+        self.ear, self.conn, self.pending = ear, conn, pending
+        self.engine = ear.engine
+        self.early = self.stale = False
+
+    def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "",
+                  raw: Pcm | None = None) -> Heard:
+        heard = self.ear.recognize(pcm, focus, speaker, raw)
+        self.stale = False
+        if self.early:
+            self.conn.send(FirstReading(heard))
+            while self.conn.poll(0):
+                msg: ToChild = self.conn.recv()
+                if isinstance(msg, Stale):
+                    self.stale = True
+                else:
+                    self.pending.append(msg)
+        return heard
+
+    def __getattr__(self, name: str) -> Any:  # ``prepare``, the grammar...: the ear's own
+        return getattr(self.ear, name)
+
+
+class _Skipping:
+    """The second of two ears, as the child runs it: it hears nothing of audio the parent
+    has said is stale (the player spoke on; the longer utterance is recognised next)."""
+
+    def __init__(self, ear: Recognizer, told: _Told) -> None:
+        self.ear, self.told = ear, told
+        self.engine = ear.engine
+
+    def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "",
+                  raw: Pcm | None = None) -> Heard:
+        if self.told.stale:
+            return Heard("", 0.0, engine=self.engine, focus=focus)
+        return self.ear.recognize(pcm, focus, speaker, raw)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.ear, name)
+
+
+def _told(engine: Recognizer, conn: Connection, pending: list[ToChild]) -> _Told | None:
+    """Two ears (``first`` and ``second``): both wrapped as above; one ear: None (its
+    ``Transcript`` is the first reading)."""
+    ears: Any = engine
+    if not (hasattr(ears, "first") and hasattr(ears, "second")):
+        return None
+    told = _Told(ears.first, conn, pending)
+    ears.first, ears.second = told, _Skipping(ears.second, told)
+    return told
 
 
 class ProcessRecognizer:

@@ -95,9 +95,6 @@ class SecondEar:
         self.unsure, self.agreed, self.swap_below = unsure, agreed, swap_below
         self.empty_below, self.veto, self.word_for_word = empty_below, veto, word_for_word
         self.engine = f"{first.engine}+{second.engine}"
-        # told the first reading before the second ear hears (the end-of-turn rules judge it
-        # while Moonshine listens); False: that audio is stale (the player spoke on), skip it
-        self.on_first: Callable[[Heard], bool] | None = None
 
     def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "",
                   raw: Pcm | None = None) -> Heard:
@@ -105,8 +102,6 @@ class SecondEar:
         # and for the second ear, which hears unfiltered speech better (dev set, 50 commands
         # at 10 dB babble: 24 right as heard, 11 through the noise filter; pink 34 and 34)
         heard = self.first.recognize(pcm, focus, speaker, raw)
-        if self.on_first is not None and not self.on_first(heard):
-            return heard
         heard_as = pcm if raw is None else raw
         lo, hi = self.unsure
         if not heard.text and self.empty_below is not None and len(pcm) >= RATE // 4:

@@ -111,3 +111,31 @@ def test_the_two_step_form_still_works(recognizer: Any) -> None:
     answer, _ = _listen(recognizer, clips.speech("Baltic Avenue"), "street")
     assert answer.heard.text == "baltic avenue"
     assert answer.listening.end_rule == "complete"  # a whole answer
+
+
+def test_the_recognisers_process_tells_the_first_reading_before_the_second_ear() -> None:
+    """Both ears in the recogniser's process: the first ear's reading reaches the caller
+    before the answer (the second ear may still be listening); then the answer."""
+    from banker.config import load_config
+    from banker.editions import load_edition
+    from banker.speech.asr_process import ProcessRecognizer
+
+    config = load_config(overrides={"asr.second_ear": "moonshine"})
+    config = dict(config, asr=dict(config.get("asr") or {}, second_ear_wait=True))
+    rec = ProcessRecognizer(config, load_edition("voice-banking"))
+    try:
+        assert rec.ready(120)
+        seen: list[tuple[float, str, str]] = []
+        heard = rec.recognize_seen(clips.speech("pay rent on Park Place"), "any",
+                                   first=lambda h: seen.append((time.monotonic(), h.text,
+                                                                h.engine)))
+        answered = time.monotonic()
+        assert len(seen) == 1
+        told_at, text, engine = seen[0]
+        assert engine == "pocketsphinx" and text == "pay rent on park place" == heard.text
+        assert told_at <= answered
+        rec.stale()  # nothing is being recognised: the child ignores it
+        again = rec.recognize(clips.speech("pass go"), "any")
+        assert again.text == "pass go"
+    finally:
+        rec.close()
