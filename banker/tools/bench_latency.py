@@ -120,7 +120,7 @@ def endpoint_text(lat: dict[str, Any]) -> str:
             f"{_f(new['vad_total_p95'])} ms vs {_f(old['vad_total_p95'])} ms "
             f"(x{_ratio(new['vad_total_p95'], old['vad_total_p95'])}); cut off "
             f"{new.get('n_cut', 0)} of {new['n_vad']} vs {old.get('n_cut', 0)} of {old['n_vad']}")
-    goals = [f"{k.replace('vad_total_', 'p')} {_f(both.get(k))} ms (goal <= {v:g})"
+    goals = [f"{k.replace('vad_total_', '')} {_f(both.get(k))} ms (goal <= {v:g})"
              for k, v in VOICE_GOALS.items()]
     goals += [f"{name} {_f(both.get(k))} (goal <= {ENDPOINT_GOALS[k]:g})"
               for name, k in (("peak memory MB", "rss_mb"), ("cold start s", "cold_start_s"))]
