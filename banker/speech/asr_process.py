@@ -19,7 +19,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -29,12 +29,14 @@ from banker.editions.model import Edition
 from banker.speech.protocols import (
     FOCI,
     EngineFailed,
+    FirstReading,
     FromChild,
     Heard,
     Pcm,
     Quit,
     Ready,
     Recognizer,
+    Stale,
     ToChild,
     Transcribe,
     TranscribeFailed,
@@ -78,11 +80,13 @@ def _answer_requests(conn: Connection, config: dict[str, Any], edition: Edition)
     noise = np.random.default_rng(0).integers(-40, 40, 8000).astype(np.int16)
     warmed: set[str] = set()
     prepare = getattr(engine, "prepare", None)
+    pending: list[ToChild] = []  # read while the first ear's reading was sent
+    told = _told(engine, conn, pending)
     while True:
         # a grammar is compiled on its first use: do it while nobody is waiting. The first
         # decode of all is slow too (~2x): one is made; the others would only burn the CPU
         # the table's start and the first turn need (~0.1 s each)
-        while not conn.poll(0) and len(warmed) < len(FOCI):
+        while not pending and not conn.poll(0) and len(warmed) < len(FOCI):
             focus = next(f for f in FOCI if f not in warmed)
             with contextlib.suppress(Exception):
                 if warmed and callable(prepare):
@@ -90,10 +94,14 @@ def _answer_requests(conn: Connection, config: dict[str, Any], edition: Edition)
                 else:
                     engine.recognize(noise, focus)
             warmed.add(focus)
-        msg: ToChild = conn.recv()
+        msg: ToChild = pending.pop(0) if pending else conn.recv()
         if isinstance(msg, Quit):
             return
+        if isinstance(msg, Stale):  # about a request already answered
+            continue
         warmed.add(msg.focus)
+        if told is not None:
+            told.early = msg.early
         try:
             heard = engine.recognize(_pcm(msg.audio), msg.focus, msg.speaker,
                                      None if msg.raw is None else _pcm(msg.raw))
@@ -101,6 +109,64 @@ def _answer_requests(conn: Connection, config: dict[str, Any], edition: Edition)
             conn.send(TranscribeFailed(f"{type(exc).__name__}: {exc}"))
             continue
         conn.send(Transcript(heard))
+
+
+class _Told:
+    """The first of two ears, as the child runs it: its reading goes to the parent at once
+    for an ``early`` request (``FirstReading``: the end-of-turn rules judge it while the
+    second ear listens), and whether the parent has said since that the audio is ``Stale``
+    is noted (other messages read on the way wait in ``pending``)."""
+
+    def __init__(self, ear: Recognizer, conn: Connection, pending: list[ToChild]) -> None:
+        self.ear, self.conn, self.pending = ear, conn, pending
+        self.engine = ear.engine
+        self.early = self.stale = False
+
+    def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "",
+                  raw: Pcm | None = None) -> Heard:
+        heard = self.ear.recognize(pcm, focus, speaker, raw)
+        self.stale = False
+        if self.early:
+            self.conn.send(FirstReading(heard))
+            while self.conn.poll(0):
+                msg: ToChild = self.conn.recv()
+                if isinstance(msg, Stale):
+                    self.stale = True
+                else:
+                    self.pending.append(msg)
+        return heard
+
+    def __getattr__(self, name: str) -> Any:  # ``prepare``, the grammar...: the ear's own
+        return getattr(self.ear, name)
+
+
+class _Skipping:
+    """The second of two ears, as the child runs it: it hears nothing of audio the parent
+    has said is stale (the player spoke on; the longer utterance is recognised next)."""
+
+    def __init__(self, ear: Recognizer, told: _Told) -> None:
+        self.ear, self.told = ear, told
+        self.engine = ear.engine
+
+    def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "",
+                  raw: Pcm | None = None) -> Heard:
+        if self.told.stale:
+            return Heard("", 0.0, engine=self.engine, focus=focus)
+        return self.ear.recognize(pcm, focus, speaker, raw)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.ear, name)
+
+
+def _told(engine: Recognizer, conn: Connection, pending: list[ToChild]) -> _Told | None:
+    """Two ears (``first`` and ``second``): both wrapped as above; one ear: None (its
+    ``Transcript`` is the first reading)."""
+    ears: Any = engine
+    if not (hasattr(ears, "first") and hasattr(ears, "second")):
+        return None
+    told = _Told(ears.first, conn, pending)
+    ears.first, ears.second = told, _Skipping(ears.second, told)
+    return told
 
 
 class ProcessRecognizer:
@@ -111,6 +177,7 @@ class ProcessRecognizer:
         self.edition = edition
         self.engine = "process"
         self._lock = threading.Lock()
+        self._sending = threading.Lock()  # a ``Stale`` may be sent while a decode is waited for
         self._local: Recognizer | None = None
         ctx = mp.get_context("spawn")  # no fork: this process already runs threads
         self._conn, child = ctx.Pipe()
@@ -142,18 +209,42 @@ class ProcessRecognizer:
 
     def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "",
                   raw: Pcm | None = None) -> Heard:
+        return self.recognize_seen(pcm, focus, speaker, raw)
+
+    def recognize_seen(self, pcm: Pcm, focus: str = "any", speaker: str = "",
+                       raw: Pcm | None = None, first: Callable[[Heard], None] | None = None
+                       ) -> Heard:
+        """``recognize``, and ``first`` told the first ear's reading as soon as it exists
+        (before the second ear's opinion; with one ear, the reading itself)."""
+        told = first or (lambda _h: None)
         with self._lock:
             if self._local is None and self._wait_ready():
                 try:
-                    self._conn.send(Transcribe(_bytes(pcm), focus, speaker,
-                                               None if raw is None else _bytes(raw)))
+                    with self._sending:
+                        self._conn.send(Transcribe(_bytes(pcm), focus, speaker,
+                                                   None if raw is None else _bytes(raw),
+                                                   early=first is not None))
                     answer: FromChild = self._conn.recv()
+                    if isinstance(answer, FirstReading):
+                        told(answer.heard)
+                        told = lambda _h: None  # noqa: E731 (once)
+                        answer = self._conn.recv()
                     if isinstance(answer, Transcript):
+                        told(answer.heard)
                         return answer.heard
                     raise RuntimeError(getattr(answer, "error", repr(answer)))
                 except (EOFError, OSError, BrokenPipeError):
                     pass  # the child is gone: carry on here
-            return self._in_process(pcm, focus, speaker, raw)
+            heard = self._in_process(pcm, focus, speaker, raw)
+            told(heard)
+            return heard
+
+    def stale(self) -> None:
+        """The utterance being recognised went on: its second opinion is not needed (the
+        child skips it if it has not started)."""
+        with self._sending, contextlib.suppress(OSError):
+            if self._local is None and self._ready:
+                self._conn.send(Stale())
 
     def _in_process(self, pcm: Pcm, focus: str, speaker: str = "",
                     raw: Pcm | None = None) -> Heard:

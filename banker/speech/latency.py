@@ -40,11 +40,18 @@ Pcm = npt.NDArray[np.int16]
 RATE = 16000
 FRAME = 480
 
-# Commands for a two-player Voice Banking game (racecar, dog), in an order that makes sense.
+# Commands for a two-player Voice Banking game (racecar, dog), in an order that makes sense:
+# whole commands, commands that could go on ("buy", the two-step form's first half, then its
+# answer; "pay two hundred"), and commands said with a pause inside ("|": 300 ms of silence
+# between those words, "|150": 150 ms; ``tools.pauses``).
 DEFAULT_COMMANDS = (
     "buy Baltic Avenue", "what is my balance", "pay rent on Baltic Avenue", "pass go",
     "who owns Baltic Avenue", "buy Park Place", "pay rent on Park Place", "how much money do I have",
     "buy Oriental Avenue", "who is winning", "pay rent on Oriental Avenue", "repeat",
+    "buy", "Vermont Avenue", "pay two hundred", "pay rent on | Vermont Avenue",
+    "what is | my balance", "buy |250 Connecticut Avenue", "pay two hundred | fifty",
+    "who owns |150 Park Place", "pass go", "who is winning", "how much money |200 do I have",
+    "repeat",
 )
 QUICK = 4
 
@@ -63,6 +70,11 @@ class Turn:
     end_of_turn: float  # the listener decided the utterance was over
     decoded: float
     first_audio: float | None
+
+    @property
+    def cut(self) -> bool:
+        """The turn ended before the player's speech did (a pause taken for the end)."""
+        return self.end_of_turn < self.end_of_speech
 
     @property
     def latency_ms(self) -> float | None:
@@ -92,6 +104,7 @@ class LatencyReport:
     cold_start_s: float | None = None
     rss_mb: float | None = None
     turns: list[dict[str, Any]] = field(default_factory=list)
+    n_cut: int = 0  # turns ended by voice before the speech was over
 
     def table(self) -> str:
         rows = [
@@ -106,6 +119,8 @@ class LatencyReport:
             ("recognition after end of turn", f"p50 {self.recognise_p50:.0f} ms"),
             ("output device buffer (not included)", f"{self.output_buffer_ms:.0f} ms"),
         ]
+        if self.n_vad:
+            rows.append(("cut off (turn ended before the speech)", f"{self.n_cut} of {self.n_vad}"))
         if self.cold_start_s is not None:
             rows.append(("cold start to ready", f"{self.cold_start_s:.2f} s"))
         if self.rss_mb is not None:
@@ -152,6 +167,7 @@ class ClipMic(FedMic):
         pcm = self.clip
         end = true_end(pcm)
         t0 = time.monotonic()
+        self.end_of_speech = t0 + end  # known now: a turn ended before it is a cut-off
         fired = False
         for i in range(0, len(pcm) - FRAME + 1, FRAME):
             if stop.is_set():
@@ -163,7 +179,6 @@ class ClipMic(FedMic):
             self._q.put(pcm[i:i + FRAME].tobytes())
             if not fired and (i + FRAME) / RATE >= end:
                 fired = True
-                self.end_of_speech = t0 + end
                 if self.on_speech_end is not None:
                     self.on_speech_end()
         silence = bytes(FRAME * 2)
@@ -220,7 +235,9 @@ def report(turns: list[Turn], config: dict[str, Any]) -> LatencyReport:
         percentile(rl, 50), percentile(rl, 95), len(rl),
         percentile(va, 50), percentile(va, 95), percentile(vt, 50), percentile(vt, 95), len(va),
         hang, percentile(hm, 50), percentile(rec, 50), out_buf,
-        turns=[dict(asdict(t), latency_ms=t.latency_ms, after_turn_ms=t.after_turn_ms) for t in turns])
+        turns=[dict(asdict(t), latency_ms=t.latency_ms, after_turn_ms=t.after_turn_ms, cut=t.cut)
+               for t in turns],
+        n_cut=sum(t.cut for t in vad))
 
 
 # ------------------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from banker.speech import denoise, speaker_norm
 from banker.speech.automata import Fsa
 from banker.speech.base import RATE, Heard, Pcm, WordScore, background_db, speech_span
 from banker.speech.denoise import BELOW_DB, wanted
+from banker.speech.endpoint import DETAIL, STATES, reading_state
 from banker.speech.phone_loop import PhoneLoop, PhoneLoopUnavailable
 
 FRAME_S = 0.01
@@ -359,6 +360,8 @@ class PocketsphinxRecognizer:
         if not text or not words:
             return Heard("", 0.0, engine=self.engine, focus=focus,
                          seconds=time.perf_counter() - t0, details=details)
+        details[DETAIL] = float(STATES.index(reading_state(self.grammar.fsa(focus),
+                                                           [_word(w[0]) for w in words])))
         lo, hi = words[0][1], words[-1][2] + 1
         speech_frames = max(1, hi - lo)
         path = sum(_ln(s[3]) for s in segs if lo <= s[1] and s[2] < hi)

@@ -146,6 +146,21 @@ class Transcribe:
     focus: str = "any"
     speaker: str = ""
     raw: bytes | None = None
+    early: bool = False  # send the first ear's reading (``FirstReading``) as soon as it exists
+
+
+@dataclass(frozen=True)
+class FirstReading:
+    """The first ear's reading, sent before ``Transcript`` while the second ear still
+    listens: what the end-of-turn rules judge (``endpoint``)."""
+
+    heard: Heard
+
+
+@dataclass(frozen=True)
+class Stale:
+    """The player spoke again after the pause being recognised: the second ear need not
+    hear it (the listener recognises the longer utterance next)."""
 
 
 @dataclass(frozen=True)
@@ -167,6 +182,7 @@ class Quit:
     """The parent is done: the child ends."""
 
 
-ToChild = Transcribe | Quit
-FromChild = Ready | EngineFailed | Transcript | TranscribeFailed
-MESSAGES = (Ready, EngineFailed, Transcribe, Transcript, TranscribeFailed, Quit)
+ToChild = Transcribe | Stale | Quit
+FromChild = Ready | EngineFailed | FirstReading | Transcript | TranscribeFailed
+MESSAGES = (Ready, EngineFailed, Transcribe, FirstReading, Stale, Transcript, TranscribeFailed,
+            Quit)

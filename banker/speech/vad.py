@@ -31,6 +31,9 @@ class VadSettings:
     max_seconds: float = 8.0
     no_speech_seconds: float = 4.0  # nothing said by then: the press was a bare press
     onset_ms: int = 90  # voiced time needed to count as speech (a cough or click is shorter)
+    # "grammar": the hang-over follows the first ear's reading at each pause (``endpoint``);
+    # "silence": always ``hangover_ms``
+    end_of_turn: str = "grammar"
 
     @staticmethod
     def from_config(audio: dict[str, object]) -> VadSettings:
@@ -40,7 +43,9 @@ class VadSettings:
         return VadSettings(aggressiveness=int(num("vad_aggressiveness", 2)),
                            hangover_ms=int(num("vad_hangover_ms", 300)),
                            max_seconds=num("max_utterance_seconds", 8.0),
-                           no_speech_seconds=num("no_speech_seconds", 4.0))
+                           no_speech_seconds=num("no_speech_seconds", 4.0),
+                           end_of_turn="silence" if audio.get("end_of_turn") == "silence"
+                           else "grammar")
 
 
 @dataclass(frozen=True)
@@ -75,6 +80,7 @@ class EndOfSpeech:
         self._start: int | None = None  # frame index where speech started
         self._last_voiced: int | None = None
         self.reason: EndReason | None = None
+        self.hangover_ms = self.s.hangover_ms  # the end-of-turn rules change it as they learn
 
     @property
     def seconds(self) -> float:
@@ -113,12 +119,23 @@ class EndOfSpeech:
             self._run = 0
             if self._start is not None:
                 self._quiet += 1
-        if self._start is not None and self._quiet * FRAME_MS >= self.s.hangover_ms:
+        if self._over():
             self.reason = "vad"
         elif self.seconds >= self.s.max_seconds:
             self.reason = "max"
         elif self._start is None and self.seconds >= self.s.no_speech_seconds:
             self.reason = "silence"
+        return self.reason
+
+    def _over(self) -> bool:
+        return self._start is not None and self._quiet * FRAME_MS >= self.hangover_ms
+
+    def wait(self, hangover_ms: int) -> EndReason | None:
+        """From now on the turn ends after ``hangover_ms`` of silence (ended at once when
+        that much has passed already); the end reason, as ``feed`` gives it."""
+        self.hangover_ms = hangover_ms
+        if self.reason is None and self._over():
+            self.reason = "vad"
         return self.reason
 
     def end(self, reason: EndReason) -> None:

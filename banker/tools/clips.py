@@ -179,8 +179,17 @@ def latency_commands(quick: bool = False) -> list[tuple[str, Pcm]]:
     runs compare (the table's own voice renders a little differently in each process, and
     with it which turns the second ear is asked about)."""
     from banker.speech.latency import commands
+    from banker.tools import pauses
 
-    return [(t, pad(speech(t, PIPER), 0.25, 0.0)) for t in commands(quick)]
+    ear = pauses.first_ear() if any("|" in t for t in commands(quick)) else None
+    out = []
+    for line in commands(quick):
+        text = line if ear is None else pauses.said(line)
+        pcm = speech(text, PIPER)
+        if ear is not None:
+            text, pcm = pauses.paused(line, pcm, ear)
+        out.append((text, pad(pcm, 0.25, 0.0)))
+    return out
 
 
 def pink_noise(n: int, rng: np.random.Generator) -> npt.NDArray[np.float64]:

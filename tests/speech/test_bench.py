@@ -161,3 +161,25 @@ def test_the_dev_set_has_classic_commands_and_chatter_after_the_same_voice_banki
         assert isinstance(r, Recognized) and r.intent == it.intent, it.text
     assert any("railroad" in it.text or "utilit" in it.text for it in chatter)
     assert not any(isinstance(m.match(it.text), Recognized) for it in chatter)
+
+
+def test_the_end_of_turn_by_the_grammar_is_shown_against_the_end_by_silence() -> None:
+    """Ratios of the same run's end by silence, the goals beside both ears' numbers, and the
+    cut-offs counted (live and over dev-set commands said with a pause)."""
+    from banker.tools.bench_latency import text
+
+    def rep(total50: float, total95: float, cut: int) -> dict[str, object]:
+        part = _latency_report(100.0, 160.0, 0.9, 780.0)
+        report = dict(part["report"], vad_total_p50=total50, vad_total_p95=total95, n_cut=cut)
+        return {"table": part["table"], "report": report}
+
+    lat = {**rep(220.0, 380.0, 0), "alone": rep(200.0, 300.0, 0),
+           "silence": rep(440.0, 760.0, 0), "alone_silence": rep(400.0, 500.0, 1),
+           "paused": {"heard_whole": 57, "cut": 1, "unplaced": 2,
+                      "cut_examples": [["new player the dog", "new player the car"]]}}
+    out = text(lat)
+    assert "both ears: p50 220 ms vs 440 ms (x0.50), p95 380 ms vs 760 ms (x0.50); cut off " \
+           "0 of 12 vs 0 of 12" in out
+    assert "pocketsphinx alone: p50 200 ms vs 400 ms (x0.50)" in out and "vs 1 of 12" in out
+    assert "goals, both ears: p50 220 ms (goal <= 250), p95 380 ms (goal <= 400)" in out
+    assert "57 heard whole, 1 cut off (goal 0), 2 not placed" in out

@@ -128,7 +128,7 @@ def _drive(clips: list[tuple[str, Pcm]], mode: str, vio: VoiceIO, mic: ClipMic,
             n0 = len(vio.timings)
             mic.on_speech_end = (lambda: press("release")) if mode == "release" else None
             press("press")
-            deadline = time.monotonic() + 20
+            deadline = time.monotonic() + 60  # a crowded machine took 14 s for a reply
             while time.monotonic() < deadline:
                 if len(vio.timings) > n0 and vio.timings[n0].first_audio is not None:
                     break

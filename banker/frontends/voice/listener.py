@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from banker.frontends.voice.trace import T0, save_utterance, trace
 from banker.speech import speaker_norm
 from banker.speech.denoise import LiveCleaner
+from banker.speech.endpoint import placed, rule_for, wait_for
 from banker.speech.protocols import NOTHING, AudioIn, AudioOut, Heard, Pcm, Recognizer
 from banker.speech.vad import EndOfSpeech, Utterance, VadSettings, speech_only
 
@@ -44,6 +45,10 @@ class Listening:
     # is and 0.2 s doesn't matter, waits for the whole utterance.
     early_guess: bool = True
     voice: str = ""  # the pressing player's speech start values (speaker_norm; "": none yet)
+    # the end-of-turn rule the first ear's reading of the last pause gave (``endpoint``), and
+    # whether that reading came only after the turn had ended (a busy machine: the long wait)
+    end_rule: str = ""
+    late_reading: bool = False
     _end: str | None = None
 
     def end(self, reason: str) -> None:
@@ -126,6 +131,10 @@ class Listener:
                     heard = self.recognizer.recognize(audio, ls.focus, _voice(ls, utt), raw)
             except Exception:  # a recogniser hiccup is "sorry?", not a crash
                 heard = NOTHING
+        if guess is not None and not guess.judged and guess.last_voiced == det.last_voiced:
+            ls.late_reading = guess.first is not None
+            if guess.first is not None:
+                ls.end_rule = rule_for(*placed(guess.first))
         trace(f"recognised {heard.text!r} ({heard.confidence:.2f}) in "
               f"{time.monotonic() - ls.ended_at:.3f} s")
         self.post(TurnHeard(ls, utt, heard, time.monotonic()))
@@ -157,9 +166,31 @@ class Listener:
                     # runs; if no more speech comes, the answer is ready when the turn ends.
                     guess = _Guess(self.recognizer, *decodable(det.utterance(), clean, False),
                                    ls.focus, det.last_voiced, _voice(ls, det.utterance()))
+                if ls.early_guess and ls.settings.end_of_turn == "grammar":
+                    self._end_rule(ls, det, guess)
         finally:
             self.mic.stop_listening()
         return clean, guess
+
+    def _end_rule(self, ls: Listening, det: EndOfSpeech, guess: _Guess | None) -> None:
+        """The silence that ends this turn, by the first ear's reading of the pause
+        (``endpoint``): the long wait while the player speaks or the reading is not back;
+        a pause he spoke on is stale for the second ear."""
+        if guess is None or guess.last_voiced != det.last_voiced:
+            if guess is not None and not guess.told_stale:
+                guess.told_stale = True
+                stale = getattr(self.recognizer, "stale", None)
+                if callable(stale):
+                    stale()
+            det.wait(wait_for(None))
+            return
+        first = guess.first
+        if first is not None and not guess.judged:
+            guess.judged = True
+            ls.end_rule = rule_for(*placed(first))
+            trace(f"pause read as {first.text!r} ({first.confidence:.2f}): "
+                  f"{placed(first)[0]}, rule {ls.end_rule!r} after {det.quiet_frames * 30} ms")
+        det.wait(wait_for(first))
 
 
 def decodable(utt: Utterance, clean: LiveCleaner | None, final: bool) -> tuple[Pcm, Pcm | None]:
@@ -187,18 +218,29 @@ class _Guess:
     def __init__(self, recognizer: Recognizer, audio: Pcm, raw: Pcm | None, focus: str,
                  last_voiced: int | None, voice: str = "") -> None:
         self.last_voiced = last_voiced
+        self.first: Heard | None = None  # the first ear's reading, once it exists
+        self.judged = False  # its end-of-turn rule traced
+        self.told_stale = False  # the player spoke on, and the recogniser was told
         self._done = threading.Event()
         self._value: Heard = NOTHING
         self._error: BaseException | None = None
 
         def run() -> None:
             try:
-                self._value = recognizer.recognize(audio, focus, voice, raw)
+                seen = getattr(recognizer, "recognize_seen", None)
+                if callable(seen):  # the first ear's reading before the second ear's
+                    self._value = seen(audio, focus, voice, raw, self._told)
+                else:
+                    self._value = recognizer.recognize(audio, focus, voice, raw)
             except BaseException as exc:  # re-raised where the result is used
                 self._error = exc
             finally:
+                self.first = self.first or self._value
                 self._done.set()
         threading.Thread(target=run, name="early-asr", daemon=True).start()
+
+    def _told(self, heard: Heard) -> None:
+        self.first = heard
 
     def result(self) -> Heard:
         self._done.wait()
