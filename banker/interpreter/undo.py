@@ -24,10 +24,15 @@ def what(tx: Transaction, balances: Iterable[str] = ()) -> str:
     back), which would be said before the balances the undo gives ("… again")."""
     if not tx.said:
         return tx.intent.replace("_", " ")
-    sentences = re.findall(r"[^.!?]+[.!?]*", tx.said[0])
-    while len(sentences) > 1 and _balance(sentences[-1], set(balances)):
+    return without_balances(tx.said[0], set(balances)).rstrip(".!")
+
+
+def without_balances(text: str, balances: set[str]) -> str:
+    """``text`` without the sentences at its end that state one of ``balances``."""
+    sentences = re.findall(r"[^.!?]+[.!?]*", text)
+    while len(sentences) > 1 and _balance(sentences[-1], balances):
         sentences.pop()
-    return "".join(sentences).strip().rstrip(".!")
+    return "".join(sentences).strip()
 
 
 def _balance(sentence: str, balances: set[str]) -> bool:

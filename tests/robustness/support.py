@@ -18,6 +18,7 @@ import io
 import json
 import os
 import pty
+import re
 import select
 import signal
 import subprocess
@@ -34,6 +35,7 @@ from banker.editions.model import Edition
 from banker.frontends.keyboard import handle_line
 from banker.interpreter.replies import Replies
 from banker.interpreter.session import Session, VirtualClock
+from banker.interpreter.undo import without_balances
 from banker.ledger import Transaction
 from banker.nlu.matcher import Matcher
 from banker.nlu.templates import load_grammar
@@ -365,7 +367,8 @@ class VariantReplies(Replies):
         options: list[list[Line]] = [[line]]
         for k, v in line.params.items():
             if isinstance(v, str) and type(v) is str:
-                alts = self.alts.get(v) or self.alts.get(v + ".") or self.alts.get(v + "!")
+                alts = (self.alts.get(v) or self.alts.get(v + ".") or self.alts.get(v + "!")
+                        or self._without_balances(v))
                 if alts:
                     options.append([Line(line.key, {**line.params, k: a.rstrip(".!")})
                                     for a in alts])
@@ -377,6 +380,15 @@ class VariantReplies(Replies):
         self._turn = saved
         self.alts.setdefault(text, set()).update(found)
         return text
+
+    def _without_balances(self, what: str) -> set[str]:
+        """The wordings of an earlier line that "Undone: …" quotes without its balances
+        (``undo.without_balances``): each wording of that line, its balances cut the same way."""
+        for full, alts in self.alts.items():
+            if full.startswith(what) and full != what:
+                balances = set(re.findall(r"[A-Z$]?[0-9][0-9,]*", full[len(what):]))
+                return {without_balances(a, balances) for a in alts}
+        return set()
 
     def same(self, shadow_text: str, real_text: str) -> bool:
         return real_text == shadow_text or real_text in self.alts.get(shadow_text, ())
