@@ -85,6 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="whole games by voice at a simulated table, clean and in noise")
     b.add_argument("--games", type=_count, help="with --table: games per condition (default 3)")
     b.add_argument("--files", type=_count, help="with --real: how many recordings (default 36)")
+    b.add_argument("--hearing", action="store_true",
+                   help="the hearing model on the voice corpus: fitted on all voice families "
+                        "but one, scored on the one left out, against the rules")
     return p
 
 
@@ -186,6 +189,10 @@ def _dispatch(args: argparse.Namespace) -> int:
 
             if args.games is not None and not args.table:
                 raise UsageError("--games goes with --table (games per condition).")
+            if args.hearing:
+                from banker.tools.hearing_fit import run_hearing
+
+                return run_hearing()
             if args.table:
                 from banker.tools.bench_table import run_table
 

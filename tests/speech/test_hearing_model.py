@@ -1,0 +1,64 @@
+"""The fitted hearing model (``speech.judge``): the saved model is a fresh fit of the saved
+features, its probability is calibrated on voice families left out of the fit, the cost
+table orders act / ask / "Sorry?" as it says, and the judge loads no audio and no model."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from banker.speech.judge import COSTS, FEATURES, MODEL_PATH, Model, costs_of, decide
+from banker.tools.hearing_fit import FEATURES_PATH, calibration, held_out, load_rows, model_of
+
+needs_fit = pytest.mark.skipif(not FEATURES_PATH.is_file() or not MODEL_PATH.is_file(),
+                               reason="no saved features or model")
+
+
+@needs_fit
+def test_the_saved_model_is_a_fresh_fit_of_the_saved_features() -> None:
+    saved = Model.load()
+    fresh = model_of(load_rows())
+    assert saved.names == FEATURES and saved.fitted_on == fresh.fitted_on
+    assert saved.weights == pytest.approx(fresh.weights, abs=1e-5)
+
+
+@needs_fit
+def test_held_out_families_are_calibrated_within_five_points_a_decile() -> None:
+    deciles = calibration(held_out(load_rows()), least=30)
+    assert deciles, "no decile with 30 readings"
+    off = [(lo, round(p, 3), round(share, 3), n) for lo, p, share, n in deciles
+           if abs(p - share) > 0.05]
+    assert not off, off
+
+
+def test_money_needs_more_certainty_than_a_query() -> None:
+    def act(p: float, risk: str) -> str:
+        options = costs_of(p, risk)
+        return min(options, key=lambda a: options[a])
+
+    assert act(0.9, "money") == "ask" and act(0.995, "money") == "act"
+    assert act(0.9, "low") == "act" and act(0.7, "low") == "ask"
+    assert act(0.5, "harmless") == "act" and act(0.2, "harmless") == "sorry"
+    assert "ask" not in costs_of(0.5, "harmless")  # "Did you say repeat?" helps nobody
+    assert COSTS["act_wrong"]["money"] > COSTS["act_wrong"]["low"] > COSTS["ask"]
+
+
+def test_the_likeliest_reading_is_the_one_decided_on() -> None:
+    class C:
+        def __init__(self, risk: str) -> None:
+            self.risk = risk
+
+    money, query = C("money"), C("harmless")
+    assert decide([(money, 0.3), (query, 0.8)])[:2] == ("act", query)
+    assert decide([]) == ("sorry", None, 0.0)
+    assert decide([(money, 0.1)])[0] == "sorry"
+
+
+def test_the_judge_loads_no_audio_and_no_model() -> None:
+    code = ("import sys, banker.speech.judge as j; j.Model.load() if j.MODEL_PATH.is_file() else 0;"
+            "heavy = {'pocketsphinx', 'onnxruntime', 'moonshine_cpp', 'sounddevice', 'piper'};"
+            "print(sorted(heavy & set(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
