@@ -24,12 +24,13 @@ MODEL_PATH = Path(__file__).with_name("hearing_model.json")
 
 # What each outcome costs, in "questions answered" (a "Did you say…?" the player answers).
 # A wrong act on money is what a family never forgives: it costs as much as fifty questions;
-# a wrong low-risk act (go to jail, undo) eight; a wrong answer to a query one and a half (a
-# sentence said for nothing). "Sorry?" to a right reading loses the turn (said again: two
+# a wrong low-risk act (go to jail, undo) eight; a wrong answer to a query three (a sentence
+# said over the table's talk, for nothing); a money command without its slot one and a half
+# (it only asks "Which street?"). "Sorry?" to a right reading loses the turn (said again: two
 # questions' worth); "Sorry?" after talk costs a little (half). Asking about a wrong reading
 # costs the "no" and the saying again on top of the question.
 COSTS: dict[str, Any] = {
-    "act_wrong": {"money": 50.0, "low": 8.0, "harmless": 1.5, "opens": 1.5},
+    "act_wrong": {"money": 50.0, "low": 8.0, "harmless": 3.0, "opens": 1.5},
     "ask": 1.0,
     "ask_wrong": 1.0,
     "sorry_right": 2.0,

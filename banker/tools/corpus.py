@@ -237,9 +237,9 @@ def decode(items: Sequence[Line], conditions: Sequence[str], out: Path, workers:
         for text in out.read_text(encoding="utf-8").splitlines():
             r = json.loads(text)
             done[(r["key"], r["cond"])] = r
-    # condition by condition, the families taken in turn line by line: a decode cut short
-    # still holds every family
-    order = sorted(items, key=lambda ln: (ln.n, ln.family))
+    # condition by condition, the families taken in turn line by line, talk spread among the
+    # commands: a decode cut short still holds every family, commands and talk
+    order = sorted(items, key=lambda ln: (_rank(ln, items), ln.family))
     jobs = [(ln, c) for c in conditions for ln in order if (ln.key, c) not in done]
     out.parent.mkdir(parents=True, exist_ok=True)
     if jobs:
@@ -251,6 +251,12 @@ def decode(items: Sequence[Line], conditions: Sequence[str], out: Path, workers:
                 if log is not None and n % 50 == 0:
                     print(f"  {n}/{len(jobs)} decoded", file=log, flush=True)
     return [done[(ln.key, c)] for c in conditions for ln in items]
+
+
+def _rank(line: Line, items: Sequence[Line]) -> float:
+    """Where a line falls in its family's commands (or talk), 0-1."""
+    mine = [ln for ln in items if ln.family == line.family and (ln.intent == "none") == (line.intent == "none")]
+    return (sorted(ln.n for ln in mine).index(line.n) + 0.5) / len(mine)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -33,7 +33,9 @@ from banker.speech.judge import FEATURES, MODEL_PATH, Candidate, Ear, Model, dec
 from banker.tools import bench, clips, corpus
 
 FEATURES_PATH = Path(__file__).with_name("hearing_features.csv.gz")
-RIDGE = 1.0
+RIDGE = 0.1
+# answers with no question open are talk, not candidates ("Sorry?" in ``play``)
+ANSWERS = frozenset({"answer", "yes", "no"})
 SIZE = (30, 15)  # the corpus the saved model is fitted on: commands and talk lines a family
 
 
@@ -66,15 +68,15 @@ class Readings:
         from banker.interpreter.hearing import lacks_slot
         from banker.nlu.matcher import Recognized
 
-        found: dict[tuple[str, tuple[tuple[str, Any], ...]], Candidate] = {}
+        found: dict[tuple[str, tuple[tuple[str, str], ...]], Candidate] = {}
         for ear, text in ((1, first.text), (2, second.text)):
             if not text:
                 continue
             m = self.judge.matcher.match(self.grammar.to_written(text))
-            if not isinstance(m, Recognized) or m.intent == "answer":
-                continue  # no command, or a bare name with nothing asked: talk
-            slots = tuple(sorted((k, str(v)) for k, v in m.slots.items()))
-            key = (m.intent, slots)
+            if not isinstance(m, Recognized) or m.intent in ANSWERS:
+                continue  # no command, or an answer with nothing asked: talk
+            slots = tuple(sorted(m.slots.items()))
+            key = (m.intent, _plain(slots))
             old = found.get(key)
             risk = self.judge.risk(m.intent)
             if risk == "money" and lacks_slot(m.slots, self.judge.session.policy.requires(m.intent)):
@@ -89,6 +91,12 @@ class Readings:
         return list(found.values())
 
 
+def _plain(slots: Any) -> tuple[tuple[str, str], ...]:
+    """Slots as comparable text: (name, value) pairs, sorted."""
+    items = slots.items() if isinstance(slots, dict) else slots
+    return tuple(sorted((str(k), str(v)) for k, v in items))
+
+
 def _ear(d: dict[str, Any]) -> Ear:
     return Ear(d["text"], float(d["confidence"] or 0.0), dict(d["details"]))
 
@@ -100,11 +108,11 @@ def rows_of(records: Sequence[dict[str, Any]], lines: Sequence[corpus.Line]) -> 
     out: list[Row] = []
     for r in records:
         ln = truth[r["key"]]
-        want = (ln.intent, tuple(sorted((k, str(v)) for k, v in ln.slots)))
+        want = (ln.intent, _plain(ln.slots))
         first, second = _ear(r["first"]), _ear(r["second"])
         for c in readings.candidates(first, second):
             out.append(Row(ln.family, r["cond"], ln.key, c.risk, ln.intent == "none",
-                           tuple(features(first, second, c)), (c.intent, c.slots) == want))
+                           tuple(features(first, second, c)), (c.intent, _plain(c.slots)) == want))
     return out
 
 
@@ -183,6 +191,29 @@ def calibration(scored: Sequence[tuple[Row, float]], least: int = 30
     return [c for c in out if c[3] >= least] if least else out
 
 
+class ModelJudge:
+    """``banker transcribe`` with ``asr.hearing: model``: both ears' readings of a file,
+    judged by the fitted model and the cost table instead of the rules."""
+
+    def __init__(self, model: Model | None = None) -> None:
+        self.readings = Readings()
+        self.model = model or Model.load()
+
+    def verdict(self, first: Any, second: Any) -> Any:
+        from banker.interpreter.policy import plain
+        from banker.tools.transcribe import Verdict
+
+        e1, e2 = (Ear(h.text, float(h.confidence or 0.0), dict(h.details)) for h in (first, second))
+        scored = [(c, self.model.probability(features(e1, e2, c)))
+                  for c in self.readings.candidates(e1, e2)]
+        act, c, p = decide(scored)
+        if c is None:
+            return Verdict(first.text or second.text, "none", {}, round(p, 3), "reject")
+        text = first.text if c.from_first else second.text
+        return Verdict(text, c.intent, plain(dict(c.slots)), round(p, 3),
+                       "accept" if act == "act" else "confirm")
+
+
 # --- scoring ------------------------------------------------------------------------------------
 Counts = dict[str, int]
 
@@ -229,10 +260,9 @@ def score_main(records: Sequence[dict[str, Any]], lines: Sequence[corpus.Line]
     out: dict[tuple[str, str], Counts] = {}
     for rec in records:
         ln, m = truth[rec["key"]], rec["main"]
-        want = (ln.intent, tuple(sorted((k, str(v)) for k, v in ln.slots)))
+        want = (ln.intent, _plain(ln.slots))
         said = [(m["intent"], m["slots"]), *((i, s) for i, s in m["choices"])]
-        right = m["decision"] != "reject" and any(
-            (i, tuple(sorted((k, str(v)) for k, v in s.items()))) == want for i, s in said)
+        right = m["decision"] != "reject" and any((i, _plain(s)) == want for i, s in said)
         risk = readings.judge.risk(m["intent"]) if m["intent"] != "none" else "harmless"
         if risk == "money" and lacks_slot(m["slots"], readings.judge.session.policy.requires(m["intent"])):
             risk = "opens"

@@ -12,19 +12,14 @@ import pytest
 from banker.speech.judge import COSTS, FEATURES, MODEL_PATH, Model, costs_of, decide
 from banker.tools.hearing_fit import FEATURES_PATH, calibration, held_out, load_rows, model_of
 
-needs_fit = pytest.mark.skipif(not FEATURES_PATH.is_file() or not MODEL_PATH.is_file(),
-                               reason="no saved features or model")
-
-
-@needs_fit
 def test_the_saved_model_is_a_fresh_fit_of_the_saved_features() -> None:
+    assert FEATURES_PATH.is_file() and MODEL_PATH.is_file()
     saved = Model.load()
     fresh = model_of(load_rows())
     assert saved.names == FEATURES and saved.fitted_on == fresh.fitted_on
     assert saved.weights == pytest.approx(fresh.weights, abs=1e-5)
 
 
-@needs_fit
 def test_held_out_families_are_calibrated_within_five_points_a_decile() -> None:
     deciles = calibration(held_out(load_rows()), least=30)
     assert deciles, "no decile with 30 readings"
@@ -40,7 +35,7 @@ def test_money_needs_more_certainty_than_a_query() -> None:
 
     assert act(0.9, "money") == "ask" and act(0.995, "money") == "act"
     assert act(0.9, "low") == "act" and act(0.7, "low") == "ask"
-    assert act(0.5, "harmless") == "act" and act(0.2, "harmless") == "sorry"
+    assert act(0.7, "harmless") == "act" and act(0.4, "harmless") == "sorry"
     assert "ask" not in costs_of(0.5, "harmless")  # "Did you say repeat?" helps nobody
     assert COSTS["act_wrong"]["money"] > COSTS["act_wrong"]["low"] > COSTS["ask"]
 
@@ -62,3 +57,14 @@ def test_the_judge_loads_no_audio_and_no_model() -> None:
             "print(sorted(heavy & set(sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_bench_knows_a_stale_model() -> None:
+    from dataclasses import replace
+
+    from banker.tools.hearing_fit import stale
+
+    rows = load_rows()
+    assert not stale(rows)
+    changed = [replace(rows[0], right=not rows[0].right), *rows[1:]]
+    assert stale(changed)
