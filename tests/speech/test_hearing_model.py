@@ -12,6 +12,7 @@ import pytest
 from banker.speech.judge import COSTS, FEATURES, MODEL_PATH, Model, costs_of, decide
 from banker.tools.hearing_fit import FEATURES_PATH, calibration, held_out, load_rows, model_of
 
+
 def test_the_saved_model_is_a_fresh_fit_of_the_saved_features() -> None:
     assert FEATURES_PATH.is_file() and MODEL_PATH.is_file()
     saved = Model.load()
