@@ -69,3 +69,30 @@ def test_the_bench_knows_a_stale_model() -> None:
     assert not stale(rows)
     changed = [replace(rows[0], right=not rows[0].right), *rows[1:]]
     assert stale(changed)
+
+
+def test_transcribe_by_the_model_judges_both_readings() -> None:
+    """``asr.hearing: model``: the readings of both ears, judged by the saved model."""
+    from types import SimpleNamespace
+
+    from banker.tools.hearing_fit import ModelJudge
+
+    judge = ModelJudge()
+    sure = {"margin": 150.0, "worst": -500.0, "fill": 0.0}
+    first = SimpleNamespace(text="buy baltic avenue", confidence=0.95, details=sure)
+    second = SimpleNamespace(text="buy baltic avenue", confidence=1.0,
+                             details={"snap_distance": 0.0, "free_words": 3.0})
+    v = judge.verdict(first, second)
+    assert (v.intent, v.slots) == ("buy", {"property": "Baltic Avenue"})
+    assert v.decision in ("accept", "confirm") and 0.5 < v.confidence <= 1
+    talk = SimpleNamespace(text="", confidence=0.0, details={})
+    heard = SimpleNamespace(text="", confidence=0.0, details={"free_words": 6.0})
+    assert judge.verdict(talk, heard).decision == "reject"
+
+
+def test_an_unknown_hearing_setting_is_one_sentence() -> None:
+    from banker.config import ConfigError, load_config
+
+    assert load_config(overrides={"asr.hearing": "model"})["asr"]["hearing"] == "model"
+    with pytest.raises(ConfigError, match=r"asr\.hearing"):
+        load_config(overrides={"asr.hearing": "magic"})
