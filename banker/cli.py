@@ -137,6 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a phone's reply latency beside the local microphone's; with --table: "
                         "the far microphone beside a close one (a phone)")
     b.add_argument("--files", type=_count, help="with --real: how many recordings (default 36)")
+    b.add_argument("--hearing", action="store_true",
+                   help="the hearing model on the voice corpus: fitted on all voice families "
+                        "but one, scored on the one left out, against the rules")
     return p
 
 
@@ -244,6 +247,10 @@ def _dispatch(args: argparse.Namespace) -> int:
                 from banker.tools.bench_phones import run_phones
 
                 return run_phones(quick=args.quick, out=args.out)
+            if args.hearing:
+                from banker.tools.hearing_fit import run_hearing
+
+                return run_hearing()
             if args.table:
                 from banker.tools.bench_table import run_table
 

@@ -105,6 +105,8 @@ def _problems(data: Mapping[str, Any]) -> list[str]:
             problems.append("asr.vosk_model must be a folder path")
         if asr.get("denoise", "auto") not in ("auto", "on", "off"):
             problems.append("asr.denoise must be auto, on or off")
+        if str(asr.get("hearing") or "rules") not in ("rules", "model"):
+            problems.append("asr.hearing must be rules or model")
         if str(asr.get("second_ear") or "none") not in ("none", "moonshine"):
             problems.append("asr.second_ear must be none or moonshine")
     buttons = data.get("buttons", {})

@@ -97,7 +97,7 @@ def words_to_tokens(words: list[str]) -> list[tuple[str, int | None]]:
         single = parse_number(w) if any(ch.isdigit() for ch in w) else None
         if single is not None:
             out.append(("#", single))
-            i += 1
+            i = _after_unit(words, i + 1)
             continue
         if (ALIASES.get(w, w) in NUMBER_WORDS and w not in ("and", "a")) or (
             w == "a" and i + 1 < len(words) and words[i + 1] in SCALES
@@ -116,11 +116,20 @@ def words_to_tokens(words: list[str]) -> list[tuple[str, int | None]]:
                 j += 1
             if best is not None:
                 out.append(("#", best[1]))
-                i = best[0]
+                i = _after_unit(words, best[0])
                 continue
         out.append((w, None))
         i += 1
     return out
+
+
+# the unit said after an amount ("ten dollars") belongs to it, as "$10" does
+UNIT_WORDS = frozenset({"dollar", "dollars", "bucks"})
+
+
+def _after_unit(words: list[str], i: int) -> int:
+    """The position after an amount ending before ``i``: past a unit word said with it."""
+    return i + 1 if i < len(words) and words[i] in UNIT_WORDS else i
 
 
 def fmt_money(amount: int, currency: str = "M") -> str:

@@ -25,7 +25,9 @@ NUMBER_RULES: dict[str, str] = {
     "n_tens": _words(range(20, 100, 10)),
     "n_99": "(<n_digit> | <n_teen> | <n_tens> [<n_digit>])",
     "n_hundreds": "(a | <n_digit>) hundred [[and] <n_99>]",
-    "n_year": "(<n_teen> | <n_tens> <n_digit>) hundred [[and] <n_99>]",
+    # from "eleven hundred": nobody says "ten hundred" for a thousand, and with it the
+    # search heard "pay ten dollars" as "pay ten hundred" (M1,000)
+    "n_year": "(" + _words(range(11, 20)) + " | <n_tens> <n_digit>) hundred [[and] <n_99>]",
     "n_thousands": "(a | <n_99>) thousand [[and] (<n_hundreds> | <n_99>)]",
     "amount": "(<n_99> | <n_hundreds> | <n_year> | <n_thousands>)",
     "number": _words(range(1, 7)),

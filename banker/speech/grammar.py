@@ -27,13 +27,9 @@ from banker.nlu.matcher import Matcher
 from banker.nlu.normalize import normalize, times_variants
 from banker.nlu.numbers import NUMBER_RULES, NUMBER_SLOTS, number_phrases, number_rule
 from banker.nlu.templates import (
-    Alt,
     Grammar,
     IntentSpec,
     Node,
-    Seq,
-    Slot,
-    Word,
     load_grammar,
     parse_template,
 )
@@ -57,6 +53,9 @@ FOCUS_INTENTS: dict[str, tuple[tuple[str, ...], frozenset[str]]] = {
 }
 # JSGF weights: the focus is far likelier than a new command, but a new command still fits.
 FOCUS_WEIGHT, OTHER_WEIGHT = 20.0, 1.0
+# a bare street, token or amount with no question asked for it (``ALONE``, the ``answer``
+# sentences): a path of its own, so it is heard as itself, but less likely than a command
+ALONE, ALONE_WEIGHT = "alone", 0.25
 
 _REF = re.compile(r"<(\w+)>")
 
@@ -84,6 +83,9 @@ class SpeechGrammar:
         self.grammar = grammar or (matcher.grammar if matcher is not None else load_grammar())
         self.matcher = matcher or Matcher.for_edition(edition, self.grammar)
         self.numbers = {k: parse_template(v) for k, v in NUMBER_RULES.items()}
+        # an amount as said, its unit after it ("pay ten dollars to the bank"): without
+        # "dollars" the search wrote the nearest word it had, "pay ten hundred", and paid M1,000
+        self.numbers[SAID_AMOUNT] = parse_template("<amount> [dollars]")
         self.rules = {**self.grammar.rules, **self.numbers}  # a number rule wins a name clash
         values = self.matcher.slot_values()
         # slot -> [(spoken, canonical)], spoken forms normalised like the matcher's input
@@ -109,8 +111,11 @@ class SpeechGrammar:
             raise ValueError(f"unknown focus {focus!r}")
         specs = {s.name: s for s in self.intents()}
         if focus == "any":
-            return [(s, self._no_bare_slot(n)) for s in specs.values() for n in s.sentences
-                    if s.name != "answer"]
+            # a bare street, token or amount ("Boardwalk", "the dog", "forty") is heard as
+            # itself, an ``answer``: without its path, the search forced it into the nearest
+            # command and put a word in ("buy Boardwalk" at 0.97, bought). With no question
+            # open an answer is talk or half a two-step command: nothing is done
+            return [(s, n) for s in specs.values() for n in s.sentences]
         names, answer_slots = FOCUS_INTENTS[focus]
         out: list[tuple[IntentSpec, Node]] = []
         for name in (*names, *ALWAYS):
@@ -128,17 +133,6 @@ class SpeechGrammar:
                 elif slots <= answer_slots:
                     out.append((specs["answer"], n))
         return out
-
-    def _no_bare_slot(self, node: Node) -> Node:
-        """``node`` without the sentences that are a bare name or number ("[the bank pays me]
-        {amount}" said as just "forty two"): with no question asked they are answers to
-        nothing, and chatter decoded against a grammar falls into such short sentences."""
-        carriers = self._carriers(node)
-        keep = [c for c in carriers if not (len(c) == 1 and c[0].startswith("{"))]
-        if len(keep) == len(carriers):
-            return node
-        return Alt(tuple(Seq(tuple(Slot(w[1:-1]) if w.startswith("{") else Word(w) for w in c))
-                         for c in keep))
 
     # --- JSGF ----------------------------------------------------------------------------
     def jsgf(self, focus: str = "any") -> str:
@@ -176,6 +170,9 @@ class SpeechGrammar:
         defs.update((name, "(" + (" | ".join(v for v, _ in self.values.get(name, [])) or "<VOID>") + ")")
                     for name in ("outcome", *self.grammar.lists) if name not in defs)
         defs.update((name, self.grammar.to_jsgf_body(node)) for name, node in self.numbers.items())
+        # every <amount> of the commands is an amount as said (``SAID_AMOUNT``)
+        defs["n_amount"] = defs["amount"]
+        defs["amount"] = defs.pop(SAID_AMOUNT).replace("<amount>", "<n_amount>")
         todo = [r for t in tops for r in _REF.findall(t)]
         done: dict[str, None] = {}
         while todo:
@@ -191,8 +188,10 @@ class SpeechGrammar:
         """One part's minimal automaton, made once (half of building a focus's automaton
         was making the "any" part again)."""
         if part not in self._dfas:
-            self._dfas[part] = minimal_dfa([self.fragment(node, part)
-                                            for _, node in self.sentences_for(part)])
+            focus = "any" if part == ALONE else part
+            pairs = [(s, n) for s, n in self.sentences_for(focus)
+                     if focus != "any" or (s.name == "answer") == (part == ALONE)]
+            self._dfas[part] = minimal_dfa([self.fragment(node, focus) for _, node in pairs])
         return self._dfas[part]
 
     def fsa(self, focus: str = "any") -> Fsa:
@@ -202,7 +201,9 @@ class SpeechGrammar:
         key = ("fsa", focus)
         if key in self._cache:
             return self._cache[key]
-        parts = [(1.0, "any")] if focus == "any" else [(FOCUS_WEIGHT, focus), (OTHER_WEIGHT, "any")]
+        # a question's own part has the answers it asks for (``FOCUS_INTENTS``)
+        parts = ([(OTHER_WEIGHT, "any"), (ALONE_WEIGHT, ALONE)] if focus == "any"
+                 else [(FOCUS_WEIGHT, focus), (OTHER_WEIGHT, "any")])
         out = weighted_fsa([(weight, self._dfa(part)) for weight, part in parts])
         self._cache[key] = out
         return out
@@ -211,7 +212,7 @@ class SpeechGrammar:
         """``node``'s automaton: names as their spoken forms, numbers as the focus's rule."""
         def slot(name: str) -> walk.Fragment:
             if name in NUMBER_SLOTS:
-                return walk.builder(self.numbers[number_rule(name, focus)], self.rules, slot)
+                return walk.builder(self.numbers[said(name, focus)], self.rules, slot)
             return walk.phrases_fragment([v for v, _ in self.values.get(name, [])])
         return walk.builder(node, self.rules, slot)
 
@@ -219,7 +220,7 @@ class SpeechGrammar:
         """Which word positions ``node`` reaches (``accepts``), read like ``fragment``."""
         def slot(name: str) -> walk.Reach:
             if name in NUMBER_SLOTS:
-                return walk.recogniser(self.numbers[number_rule(name, focus)], self.rules, slot)
+                return walk.recogniser(self.numbers[said(name, focus)], self.rules, slot)
             return walk.phrases_reach([v for v, _ in self.values.get(name, [])])
         return walk.recogniser(node, self.rules, slot)
 
@@ -258,7 +259,10 @@ class SpeechGrammar:
     def slot_phrases(self, slot: str, focus: str = "any") -> list[str]:
         """Spoken forms of a slot (numbers: a list that covers every word transition)."""
         if slot in ("amount", "number"):
-            return covering(p for p, _ in number_phrases(self.number_rule(slot, focus)))
+            spoken = [p for p, _ in number_phrases(self.number_rule(slot, focus))]
+            if said(slot, focus) == SAID_AMOUNT:
+                spoken += [f"{p} dollars" for p in spoken]
+            return covering(spoken)
         return [v for v, _ in self.values.get(slot, [])]
 
     @staticmethod
@@ -341,6 +345,15 @@ class SpeechGrammar:
             if spoken in text:
                 text = re.sub(rf"\b{re.escape(spoken)}\b", written, text)
         return text
+
+
+SAID_AMOUNT = "said_amount"
+
+
+def said(slot: str, focus: str) -> str:
+    """The number rule a slot is heard with: an amount with its unit word after it."""
+    rule = number_rule(slot, focus)
+    return SAID_AMOUNT if rule == "amount" else rule
 
 
 def covering(phrases: Iterable[str]) -> list[str]:

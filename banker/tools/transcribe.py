@@ -133,9 +133,32 @@ def run_transcribe(edition_id: str, wavs: list[Path], as_json: bool,
     except (EngineError, PronunciationError) as exc:
         print(f"banker: {exc}", file=err)
         return 2
+    if str((config.get("asr") or {}).get("hearing") or "rules") == "model":
+        return _by_the_model(engine, audio, as_json, out, bad, err)
     judge_ = NewGameJudge(edition, options)
     for path, pcm in audio:
         print_verdict(path, judge_.verdict(engine.recognize(pcm, "any")), as_json, out)
+    return 2 if bad else 0
+
+
+def _by_the_model(engine: Any, audio: Sequence[tuple[Path, Pcm]], as_json: bool, out: TextIO,
+                  bad: int, err: TextIO) -> int:
+    """Each file heard by both ears and judged by the fitted hearing model (``asr.hearing:
+    model``; ``speech.judge``): the Voice Banking new game the model was fitted in."""
+    from banker.tools.hearing_fit import ModelJudge
+
+    first, second = getattr(engine, "first", None), getattr(engine, "second", None)
+    if first is None or second is None:
+        print("banker: asr.hearing: model needs both ears (asr.second_ear: moonshine).", file=err)
+        return 2
+    try:
+        judge_ = ModelJudge()
+    except (OSError, ValueError) as exc:
+        print(f"banker: the hearing model can't be read: {exc}", file=err)
+        return 2
+    for path, pcm in audio:
+        print_verdict(path, judge_.verdict(first.recognize(pcm, "any"), second.recognize(pcm, "any")),
+                      as_json, out)
     return 2 if bad else 0
 
 
