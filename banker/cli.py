@@ -118,7 +118,13 @@ def build_parser() -> argparse.ArgumentParser:
     ph.add_argument("--edition", default="voice-banking", metavar="ID",
                     help="the edition whose commands to list (default voice-banking)")
 
-    b = command("bench")
+    _bench_options(command("bench"))
+    return p
+
+
+def _bench_options(b: argparse.ArgumentParser) -> None:
+    """`banker bench`: the dev set's size, and the other modes (real speech, the table, phones, the
+    hearing model)."""
     b.add_argument("--quick", action="store_true", help="a small dev set, for a quick look")
     b.add_argument("--out", type=Path, metavar="FILE.json", help="write the JSON report here")
     b.add_argument("--commands", type=_count,
@@ -140,7 +146,6 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--hearing", action="store_true",
                    help="the hearing model on the voice corpus: fitted on all voice families "
                         "but one, scored on the one left out, against the rules")
-    return p
 
 
 def _count(text: str) -> int:
