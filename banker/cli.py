@@ -337,6 +337,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 def cmd_state(args: argparse.Namespace) -> int:
     from banker.app import last_game
     from banker.editions.loader import for_game, parse_edition
+    from banker.interpreter.dialogue_state import held_events
     from banker.journal import GameFile
     from banker.rules import fold, rules_for
     from banker.state_text import state_lines
@@ -351,7 +352,8 @@ def cmd_state(args: argparse.Namespace) -> int:
               f"{loaded.kept_upto()}, and `banker play --resume` will repair it.", file=sys.stderr)
     ed = for_game(parse_edition(loaded.header.edition_yaml, str(path)), loaded.header.options)
     base = rules_for(ed).initial_state(loaded.header.players, loaded.header.options, loaded.header.seed)
-    state = fold(base, [e for tx in loaded.transactions for e in tx.events])
+    state = fold(base, [e for tx in loaded.transactions for e in tx.events]
+                 + held_events(loaded.dialogue_state))  # a betting round's stakes on the table
     if args.json:
         print(json.dumps(state.view(), indent=1))
         return 0

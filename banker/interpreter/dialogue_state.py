@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from banker.interpreter import questions as q
 from banker.interpreter.auction import Auction
 from banker.rules import Command, Hold, Intent, Line, Money, Question, Who, fold
-from banker.rules.events import event_from_json
+from banker.rules.events import Event, event_from_json
 from banker.rules.outcome import AllOf
 
 if TYPE_CHECKING:
@@ -151,6 +151,17 @@ def snapshot(s: Session) -> str | None:
     if s.forced:
         data["forced"] = enc(dict(s.forced))
     return json.dumps(data, sort_keys=True) if data else None
+
+
+def held_events(text: str | None) -> list[Event]:
+    """The events of a betting round open at the stop (its stakes on the table), from the
+    note: ``banker state`` shows them as the table saw them, the bets out of the bettors' cash.
+    An unreadable note holds none."""
+    try:
+        b = json.loads(text).get("betting") if text else None
+        return [event_from_json(e) for e in b["events"]] if b is not None else []
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return []
 
 
 def restore(s: Session, text: str) -> bool:

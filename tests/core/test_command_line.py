@@ -72,6 +72,21 @@ def test_jackpot_state_adds_up_to_the_money_in_the_game(tmp_path: Path,
     assert "car: $1,100 - 8 houses left" in out and "dog: $1,200 - 9 houses left" in out, out
 
 
+def test_state_shows_the_stakes_of_a_betting_round_open_at_the_stop(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A bet is on the table, out of the bettor's cash, as the table saw it: ``state --json``
+    during a betting round shows the stakes, and the money still adds up to $21,000."""
+    import json
+
+    game = played(tmp_path / "bet.sqlite", "jackpot", ["car", "dog"],
+                  [("car", "chance"), ("dog", "bet 300")])
+    assert main(["state", "--game", str(game), "--json"]) == 0
+    view = json.loads(capsys.readouterr().out)
+    assert view["stakes"] == {"dog": 300}
+    assert view["cash"] == {"car": 2000, "dog": 1700}
+    assert sum(view["cash"].values()) + view["bank"] + view["jackpot"] + 300 == 21000
+
+
 def test_state_into_a_closed_pipe_exits_quietly(tmp_path: Path) -> None:
     game = played(tmp_path / "g.sqlite", "voice-banking", ["cat", "dog"], [("cat", "buy Boardwalk")])
     r_fd, w_fd = os.pipe()
