@@ -49,6 +49,9 @@ def examples(edition: Edition, grammar: Grammar) -> dict[str, list[str]]:
     ids = [t.id for t in edition.tokens]  # the templates say "[the] {player}" themselves
     out["player"] = ["dog" if "dog" in ids else ids[1 % len(ids)]]
     out["outcome"] = list(grammar.lists.get("outcome", []))
+    for name, values in grammar.lists.items():  # any other list: its first entry (a card, a building)
+        if values:
+            out.setdefault(name, [values[0]])
     return out
 
 
