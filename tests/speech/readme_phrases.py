@@ -9,7 +9,7 @@ from pathlib import Path
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 SECTIONS = {"voice-banking": "### Voice Banking", "secret-vault": "### Secret Vault",
-            "jackpot": "### Jackpot"}
+            "jackpot": "### Jackpot", "classic": "### Classic"}
 
 
 def _section(text: str, heading: str) -> list[str]:

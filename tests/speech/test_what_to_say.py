@@ -39,6 +39,10 @@ def _apart(edition: str, said: list[str]) -> list[tuple[str, str | None, str]]:
     values = matcher.slot_values()
     names = {normalize(v): "STREET" for v, _ in values["property"]}
     names.update({normalize(v): "PLAYER" for v, _ in values["player"]})
+    for name, listed_values in matcher.grammar.lists.items():  # a card read aloud, a building
+        if name not in ("number", "outcome"):
+            names.update({normalize(v): "CARD" if name.endswith("_card") else name.upper()
+                          for v in listed_values})
     listed: dict[str, set[str]] = {}
     for cmd in commands(ed, matcher.grammar):
         for phrasing in cmd.phrasings:
