@@ -20,7 +20,7 @@ grammar for the focus:
 - ``pending``: no reading yet (the recogniser is still at work): the long wait caps it.
 
 A turn ends when any rule holds (Kaldi's semantics): ``wait_ms`` is the least trailing
-silence over the rules that a reading satisfies. Measurements: docs/decisions-endpoint.md.
+silence over the rules that a reading satisfies. Measurements: docs/decisions.md, "End of turn".
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """The repository speaks of the code, not of its history: no tracked file names the session
 or the issue, by number, that changed something (nor a "work" "period"). A reader can't look
 those up and git already records them; a comment says what a thing does and why, with the
-measurement. ``docs/decisions-*.md`` are notes being folded into ``docs/decisions.md`` and are
-left out until they are. (The examples below are split in two so this file passes itself.)"""
+measurement. (The examples below are split in two so this file passes itself.)"""
 
 from __future__ import annotations
 
@@ -14,7 +13,6 @@ ROOT = Path(__file__).resolve().parents[2]
 # the word, then a number: after a space, an underscore (a test's name) or a comment's line break
 HISTORY = re.compile(r"(?<![a-z])(?:session|issue)s?(?:[ \t_]*|[ \t]*\n[ \t]*(?:#|//|\*)?[ \t]*)\d+"
                      r"|\bwork[ ]periods?\b", re.IGNORECASE)
-SKIPPED = re.compile(r"^docs/decisions-[^/]+\.md$")
 
 
 def _tracked() -> list[str]:
@@ -39,7 +37,7 @@ def test_the_pattern_finds_what_it_is_for() -> None:
 
 
 def test_no_tracked_file_names_a_work_period_or_an_issue() -> None:
-    files = [p for p in _tracked() if not SKIPPED.match(p)]
+    files = _tracked()
     assert len(files) > 100
     found = []
     for rel in files:
