@@ -156,7 +156,8 @@ def phrases(edition: Edition) -> dict[str, list[Phrase]]:
         # the further streets of a Secret Vault deal's side
         **{f"{k}{n}": [("@s", "")] for k in ("property", "give", "get") for n in (2, 3)},
         "player": [("@p", "")],
-        "outcome": [(o, o) for o in grammar.lists.get("outcome", [])]}
+        # a slot filled from one of the grammar's lists (a spinner's outcome, a card, a building)
+        **{name: [(v, v) for v in values] for name, values in grammar.lists.items()}}
     out: dict[str, list[Phrase]] = {}
     for spec in grammar.for_edition(edition.id):
         found: dict[tuple[str, ...], Phrase] = {}

@@ -11,6 +11,8 @@ Through the command line, ``banker state --game F --json`` (which changes nothin
 ``banker play --resume --keyboard --game F`` (which repairs, keeping the original as
 ``F.damaged``) must both say the same "up to transaction N", N must be what the kept entries
 hold, and the recovered state must be the state the game had after exactly those entries.
+The repaired file starts with exactly the readable entries; the resumed session then notes
+where its dialogues stand (a ``dialogue_state`` note), as every resume does.
 """
 
 from __future__ import annotations
@@ -102,7 +104,12 @@ def _check(game: Path, original: Path, kept_entries: int) -> None:
     assert r.returncode == 0, r.stderr
     assert f"kept everything up to transaction {upto};" in r.stdout, r.stdout
     assert game.with_name("g.sqlite.damaged").read_bytes() == before, "original not kept"
-    assert _rows(game) == _rows(original)[:kept_entries], "kept entries are not the readable prefix"
+    rows = _rows(game)
+    assert rows[:kept_entries] == _rows(original)[:kept_entries], "kept entries are not the readable prefix"
+    # after the kept entries, only what the resumed session wrote itself: with no line typed,
+    # where its dialogues stand (a note), never a transaction or an undo
+    after = [(kind, json.loads(body).get("kind")) for _s, kind, body, *_ in rows[kept_entries:]]
+    assert after == [("note", "dialogue_state")] * len(after), after
 
     r = run_banker(["state", "--game", str(game), "--json"], env=env)
     assert r.returncode == 0 and r.stderr == "", r.stderr
