@@ -24,6 +24,7 @@ Default: 51 kills spread over the editions (about 65 s); ``--slow``: 100 per edi
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import time
@@ -198,6 +199,16 @@ def _dialogue(sh: Shadow) -> str:
     return ""
 
 
+def _noted(state: str | None, dialogue: str) -> bool:
+    """The journal's dialogue state note (what a resume continues) holds ``dialogue``: the
+    auction of its street, or a question or betting round. An opening marker alone is not
+    enough: a question's closing marker clears it even while an auction stays open."""
+    data = json.loads(state) if state else {}
+    if dialogue.startswith("auction:"):
+        return bool((data.get("auction") or {}).get("street") == dialogue.split(":", 1)[1])
+    return "pending" in data or "betting" in data
+
+
 def _scenario(t: Table, sh: Shadow) -> Iterator[Action]:
     """How a round starts: random play, or steered into an auction or the give-up question
     (so that kills land in dialogues often, not only when chance leads there)."""
@@ -322,7 +333,8 @@ def _kill_round(t: Table) -> str:
                       interrupted=dialogue if settled else "?",
                       torn=len(real_history) if loaded.damaged else None)
     if settled and dialogue:  # the note is written when the dialogue opens: it must be there
-        assert loaded.open_dialogue, f"dialogue {dialogue} open but not in the journal\n{t.why()}"
+        assert _noted(loaded.dialogue_state, dialogue), (
+            f"dialogue {dialogue} open but not in the journal\n{t.why()}")
     if commit.kind == "undo":  # the undo is repeated ("Undone: ...")
         t.expect.repeat = [f"Undone: {loaded.undone_last.said[0].rstrip('.!')}."] \
             if loaded.undone_last is not None and loaded.undone_last.said else []
