@@ -32,14 +32,18 @@ class Betting:
     def held(self, cmd: Command, out: Outcome, said: list[str], draws: Draws) -> None:
         """One outcome inside the hold; the one that ends it commits the whole round."""
         s = self.session
-        if self.hold is None:
+        opening = self.hold is None
+        if opening:
             self.command = cmd
-            s.notes.note("dialogue_open", out.hold.kind if out.hold else "")
         self.events.extend(out.events)
         self.said.extend(said)
         s.state = fold(s.state, list(out.events))
+        if opening and out.hold is None:
+            s.notes.note("dialogue_open", "")
         if out.hold is not None:
             self.hold = out.hold
+            if opening:  # the round's state is noted (the flush) before its opening marker:
+                s.notes.note("dialogue_open", out.hold.kind)  # a stop between them resumes it
             s.use_draws(draws)  # drawn inside the open transaction (a spin): used up
             s.announce(said)
             s.follow_up(cmd, out)

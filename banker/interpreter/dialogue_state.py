@@ -173,7 +173,8 @@ def restore(s: Session, text: str) -> bool:
         s.forced.update(dec(data.get("forced", {"$": "map", "v": {}})))
         s.auction_queue = [str(n) for n in data.get("queue", [])]
         a = data.get("auction")
-        if a is not None and s.state.owner(a["street"]) is None:
+        # an auction of a street still unowned, or of one of the Bank's last buildings
+        if a is not None and (a["street"] not in s.state.streets or s.state.owner(a["street"]) is None):
             spec = s.edition.auction
             due = _deadline(a, now, spec.final_seconds if a["final"] else spec.quiet_seconds) or now
             auction = Auction(a["street"], now, bidder=a["bidder"], amount=int(a["amount"]),

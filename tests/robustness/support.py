@@ -14,6 +14,7 @@ pseudo-terminal driver for the real ``banker play --keyboard``.
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import os
@@ -33,6 +34,7 @@ from typing import Any, Protocol
 from banker.editions import load_edition
 from banker.editions.model import Edition
 from banker.frontends.keyboard import handle_line
+from banker.interpreter.dialogue_state import held_events
 from banker.interpreter.replies import Replies
 from banker.interpreter.session import Session, VirtualClock
 from banker.interpreter.undo import without_balances
@@ -146,6 +148,12 @@ class Phrase:
 _PHRASES: dict[str, dict[str, list[Phrase]]] = {}
 
 
+@functools.cache
+def grammar_lists() -> dict[str, list[str]]:
+    """The grammar's word lists (cards, buildings...), read once per run."""
+    return load_grammar().lists
+
+
 def phrases(edition: Edition) -> dict[str, list[Phrase]]:
     """The few shortest sentences of every command of the edition, from the templates."""
     if edition.id in _PHRASES:
@@ -156,8 +164,9 @@ def phrases(edition: Edition) -> dict[str, list[Phrase]]:
         # the further streets of a Secret Vault deal's side
         **{f"{k}{n}": [("@s", "")] for k in ("property", "give", "get") for n in (2, 3)},
         "player": [("@p", "")],
-        # a slot filled from one of the grammar's lists (a spinner's outcome, a card, a building)
-        **{name: [(v, v) for v in values] for name, values in grammar.lists.items()}}
+        "outcome": [(o, o) for o in grammar.lists.get("outcome", [])],
+        # any other list (the classic box's cards, a building): a marker the actor fills in
+        **{name: [(f"@{name}", "")] for name in grammar.lists if name not in ("outcome", "number")}}
     out: dict[str, list[Phrase]] = {}
     for spec in grammar.for_edition(edition.id):
         found: dict[tuple[str, ...], Phrase] = {}
@@ -251,6 +260,7 @@ class Actor:
         phrase: Phrase = pick(ch, self.book[intent])
         how = STREET_PICK.get(intent, "any")
         slots = iter(phrase.slots)
+        lists = grammar_lists()
         words: list[str] = []
         for w in phrase.words:
             if w == "@s":
@@ -261,6 +271,9 @@ class Actor:
             elif w == "@p":
                 next(slots, None)
                 words.append(self.player_name(ch, s, me))
+            elif w.startswith("@") and w[1:] in lists:
+                next(slots, None)
+                words.append(str(pick(ch, lists[w[1:]])))
             elif w == "#":
                 slot = next(slots, "amount")
                 words.append(str(ch.integer(1, 6)) if slot == "number" else str(self.amount(ch, s, me)))
@@ -404,17 +417,31 @@ class Commit:
 
 
 class RecordingJournal:
-    """The shadow's journal: counts commits and keeps the state after each one."""
+    """The shadow's journal: counts commits and keeps the state after each one, and every
+    state the file can show (``disk``): a commit, or a dialogue note (a betting round's stakes
+    are on the table, out of the bettors' cash, as ``banker state`` reads them from the note)."""
 
-    def __init__(self, base: GameState) -> None:
+    def __init__(self, base: GameState, dialogue: str | None = None) -> None:
         self.base = base
         self.history: list[Transaction] = []
         self.commits: list[Commit] = [Commit("start", None, jsonable(base.view()), [])]
         self.seq = 0
+        self.dialogue = dialogue  # the open dialogues as last noted (a commit closes them)
+        self.disk: list[tuple[int, dict[str, Any]]] = []  # (commits, view) after each write
+
+    def _view(self) -> dict[str, Any]:
+        events = [e for t in self.history for e in t.events]
+        return jsonable(fold(self.base, events + held_events(self.dialogue)).view())
 
     def _snap(self, kind: str, tx: Transaction | None) -> None:
+        self.dialogue = None
         state = fold(self.base, [e for t in self.history for e in t.events])
         self.commits.append(Commit(kind, tx, jsonable(state.view()), list(self.history)))
+        self.disk.append((len(self.commits) - 1, self.commits[-1].view))
+
+    def start(self, commits: int) -> None:
+        """What the file shows before anything more is written (``commits`` on it)."""
+        self.disk = [(commits, self._view())]
 
     def append(self, tx: Transaction) -> int:
         self.seq += 1
@@ -430,7 +457,15 @@ class RecordingJournal:
         return self.seq
 
     def note(self, kind: str, text: str) -> None:
-        """Dialogue markers are not commits."""
+        """Dialogue markers are not commits; the dialogue state note may hold stakes."""
+        if kind == "dialogue_state":
+            self.dialogue = text or None
+            self.disk.append((len(self.commits) - 1, self._view()))
+
+    def views(self, since: int, commits: int) -> list[dict[str, Any]]:
+        """The views the file may show with ``commits`` on it, from write ``since`` on (the
+        last write before a kill is on disk; the ones after it may or may not be)."""
+        return [v for n, v in self.disk[max(since, 0):] if n == commits]
 
 
 class Shadow:
@@ -438,21 +473,23 @@ class Shadow:
 
     def __init__(self, edition: Edition, players: list[str], options: dict[str, str], seed: int,
                  history: list[Transaction] | None = None, seq: int = 0,
-                 prior: list[Commit] | None = None, alts: dict[str, set[str]] | None = None
-                 ) -> None:
+                 prior: list[Commit] | None = None, alts: dict[str, set[str]] | None = None,
+                 dialogue: str | None = None) -> None:
         """``prior``: the commits before this process (so commit numbers count from the start);
-        ``alts``: wordings known from before (history lines are quoted by "Undone: ...")."""
+        ``alts``: wordings known from before (history lines are quoted by "Undone: ...");
+        ``dialogue``: the dialogue state note on disk (a resume continues it)."""
         self.out = io.StringIO()
         self.session = Session(edition, players, options=options, seed=seed, clock=VirtualClock(),
                                history=list(history or []), matcher=matcher_for(edition))
         self.replies = VariantReplies(self.session.replies)
         self.replies.alts.update(alts or {})
         self.session.replies = self.replies
-        self.journal = RecordingJournal(self.session.base)
+        self.journal = RecordingJournal(self.session.base, dialogue)
         self.journal.history = list(history or [])
         self.journal.seq = seq
         self.journal.commits = list(prior) if prior else [
             Commit("start", None, jsonable(self.session.state.view()), list(history or []))]
+        self.journal.start(self.commits)
         self.session.journal = self.journal
 
     @property
