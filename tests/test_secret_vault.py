@@ -84,9 +84,9 @@ def test_edition_tokens_fees_stock_options_and_cards() -> None:
     assert (ED.auction.open, ED.auction.step) == (10, 10)
     assert ED.fees["pass_go"] == 400 and ED.fees["pass_go_vault"] == 100
     assert ED.fees["tax"] == 400 and ED.fees["bail"] == 100 and ED.fees["pay_to_guess"] == 100
-    assert ED.option_defaults() == {"vault": "virtual", "end": "all-owned"}
-    assert {o.name: o.choices for o in ED.options} == {
-        "vault": ("virtual", "physical"), "end": ("all-owned", "first-bankruptcy")}
+    assert ED.option_defaults() == {"vault": "virtual", "end": "all-owned", "start": "3000"}
+    assert {o.name: o.choices for o in ED.options} == {  # start: any whole number
+        "vault": ("virtual", "physical"), "end": ("all-owned", "first-bankruptcy"), "start": ()}
     assert all(o.doc for o in ED.options)
     assert sorted(c.id for c in ED.chance) == sorted([
         "advance-go", "vault-guess", "vault-pay", "jail", "jail-free", "dividend", "repairs",

@@ -122,9 +122,11 @@ def _run_steps(t: Transcript, session: Session, on_file: GameOnFile | None, cloc
         session.begin_step()
         heard_override: list[str] = []
         try:
-            if step.kind == "restart" and on_file is not None:
-                session = res.session = on_file.restart(session, step.mode, clock)
-            _lapse_confirm(session, step)
+            if step.kind == "restart":  # a stop is no step at the table: a question stays open
+                if on_file is not None:
+                    session = res.session = on_file.restart(session, step.mode, clock)
+            else:
+                _lapse_confirm(session, step)
             _run_step(session, step, recognize, heard_override)
         except Malformed as exc:
             res.ok, res.malformed, res.error = False, True, str(exc)

@@ -65,7 +65,9 @@ def test_the_grammar_places_readings() -> None:
     assert anything.state(["buy"]) == "open"  # the two-step form's first half
     assert anything.state(["pay", "two", "hundred"]) == "open"  # ... fifty
     assert anything.state(["pay", "rent", "on"]) == "incomplete"
-    assert anything.state(["baltic", "avenue"]) == "outside"
+    assert anything.state(["avenue", "baltic"]) == "outside"
+    # a street said alone is a path of its own (talk, or an answer), complete as it stands
+    assert anything.state(["baltic", "avenue"]) == "final"
     assert street.state(["baltic", "avenue"]) == "final"  # the answer to "which street?"
     assert wait_ms("final", 0.9) == SHORT < wait_ms("final", 0.5) <= wait_ms("open", 0.9)
     assert wait_ms("open", 0.9) < wait_ms("outside", 0.0) < wait_ms("incomplete", 0.9) <= 1000
