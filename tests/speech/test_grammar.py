@@ -4,6 +4,8 @@ sentence they can produce is understood by the text matcher with the same intent
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
+from typing import Any
 
 import pytest
 
@@ -31,13 +33,27 @@ def _producible(g: SpeechGrammar, intent: str, text: str) -> bool:
     return any(len(words) in g.reach(node, "any")(words, 0) for node in spec.sentences)
 
 
+PER_INTENT = 400  # sentences checked per command and focus, spread evenly over all it has
+
+
+def _spread(sentences: Iterable[Any]) -> list[Any]:
+    """Every sentence, or an even spread of ``PER_INTENT`` of a command's when it has more: the
+    classic box's cards and many-street deals make 59,000 sentences (voice-banking: 2,243),
+    more than the suite's time allows to match one by one."""
+    by_intent: dict[str, list[Any]] = {}
+    for s in sentences:
+        by_intent.setdefault(s.intent, []).append(s)
+    return [s for group in by_intent.values()
+            for s in group[::max(1, -(-len(group) // PER_INTENT))]]
+
+
 @pytest.mark.parametrize("edition_id", EDITIONS)
 def test_every_grammar_sentence_is_understood_by_the_matcher(edition_id: str) -> None:
     g = SpeechGrammar(load_edition(edition_id))
     checked = 0
     failures: list[str] = []
     for focus in FOCI:
-        for s in g.sentences(focus, random.Random(7), values_per_slot=1):
+        for s in _spread(g.sentences(focus, random.Random(7), values_per_slot=1)):
             text = g.to_written(s.text)
             truth = _meaning(s.intent, s.slots)
             m = g.matcher.match(text)
