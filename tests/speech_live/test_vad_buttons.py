@@ -86,7 +86,7 @@ def test_settings_from_config() -> None:
 # buttons
 
 def test_key_map_defaults_and_config() -> None:
-    assert key_map({}) == {str(i): i for i in range(1, 7)}
+    assert key_map({}) == {str(i): i for i in range(1, 9)}  # eight seats (the classic box)
     assert key_map({"buttons": {"a": 1, "b": 2}}) == {"a": 1, "b": 2}
 
 
