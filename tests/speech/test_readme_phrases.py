@@ -33,7 +33,9 @@ from .readme_phrases import phrases
 pytestmark = pytest.mark.skipif(not clips.have_espeak(), reason="espeak-ng and sox needed")
 EDITIONS = ("voice-banking", "secret-vault", "jackpot")
 VOICES = {"piper": PIPER, "espeak-ng": ESPEAK}
-MISHEARD: frozenset[tuple[str, str, str]] = frozenset()  # (edition, voice, phrase), measured
+# (edition, voice, phrase), measured: espeak-ng's one-word "spin" is rejected since the grammar
+# has bare-answer paths (a word said alone is weighed against them)
+MISHEARD: frozenset[tuple[str, str, str]] = frozenset({("jackpot", "espeak-ng", "spin")})
 
 CASES = [pytest.param(ed, voice, text, id=f"{ed}-{voice}-{text}",
                       marks=[pytest.mark.xfail(reason="still misheard when spoken")]
