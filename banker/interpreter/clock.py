@@ -7,6 +7,7 @@ auctions and answer time-outs run the same code in both.
 from __future__ import annotations
 
 import time
+import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -20,7 +21,18 @@ class Clock(Protocol):
     def now(self) -> float: ...
 
 
+def clock_ident(clock: object) -> str | None:
+    """Who a clock is: a note's deadlines are kept only on the clock that noted them (a
+    transcript restarted on its own virtual clock). Another process reading the same
+    monotonic time is another clock: its resume says the question again, with the whole time."""
+    ident = getattr(clock, "ident", None)
+    return ident if isinstance(ident, str) else None
+
+
 class RealClock:
+    def __init__(self) -> None:
+        self.ident = uuid.uuid4().hex
+
     def now(self) -> float:
         return time.monotonic()
 
@@ -30,6 +42,7 @@ class VirtualClock:
 
     def __init__(self) -> None:
         self.t = 0.0
+        self.ident = uuid.uuid4().hex
 
     def now(self) -> float:
         return self.t

@@ -7,10 +7,11 @@ draws a transcript's ``next:`` forced) into JSON, journalled as a ``dialogue_sta
 before Mr. Monopoly speaks (``DialogueNotes.sync``). ``resume`` puts it back into a session
 built from the game file and says where the game stands.
 
-Times: a deadline is kept as it was if it lies between now and now plus the time that was
-left when it was noted (the same clock: a transcript's virtual one). Otherwise (another
-process, another day) the whole time is given again from the resume: an auction's 3 s call,
-or at least the usual time to answer, since the table needs a moment to take up the thread.
+Times: a deadline is kept as it was if it was noted on the same clock (a transcript restarted
+on its virtual clock) and lies between now and now plus the time that was left. Otherwise
+(another process, even a moment later, says the question again at the resume) the whole time
+is given again from the resume: an auction's 3 s call, or at least the usual time to answer,
+since the table needs a moment to take up the thread.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from banker.interpreter import questions as q
 from banker.interpreter.auction import Auction
+from banker.interpreter.clock import clock_ident
 from banker.rules import Command, Hold, Intent, Line, Money, Question, Who, fold
 from banker.rules.events import Event, event_from_json
 from banker.rules.outcome import AllOf
@@ -71,13 +73,15 @@ def _left(deadline: float | None, now: float) -> float | None:
     return None if deadline is None else max(deadline - now, 0.0)
 
 
-def _deadline(data: dict[str, Any], now: float, whole: float = q.ANSWER_TIMEOUT) -> float | None:
+def _deadline(data: dict[str, Any], now: float, whole: float = q.ANSWER_TIMEOUT,
+              same_clock: bool = False) -> float | None:
     """The deadline back: as it was on the same clock, else ``whole`` (or the time that was
     left, if longer) from now."""
     left, at = data.get("left"), data.get("at")
     if left is None:
         return None
-    if isinstance(at, (int, float)) and now - 1e-9 <= at <= now + float(left) + 1e-9:
+    if (same_clock and isinstance(at, (int, float))
+            and now - 1e-9 <= at <= now + float(left) + 1e-9):
         return float(at)
     return now + max(float(left), whole)
 
@@ -103,16 +107,16 @@ def pending_data(p: q.Pending, now: float) -> dict[str, Any]:
     return data
 
 
-def pending_from(data: dict[str, Any], now: float) -> q.Pending | None:
+def pending_from(data: dict[str, Any], now: float, same_clock: bool = False) -> q.Pending | None:
     common: dict[str, Any] = {"asked": frozenset(data["asked"]),
-                              "deadline": _deadline(data, now), "lapses": bool(data["lapses"]),
+                              "deadline": _deadline(data, now, same_clock=same_clock), "lapses": bool(data["lapses"]),
                               "on_timeout": str(data.get("on_timeout", "")),
                               "unclear": int(data.get("unclear", 0))}
     kind = data.get("kind")
     if kind == "confirm":
         back = data.get("back")
         return q.Confirm(command=dec(data["command"]), candidates=dec(data["candidates"]),
-                       back=pending_from(back, now) if back else None, **common)
+                       back=pending_from(back, now, same_clock) if back else None, **common)
     if kind == "choose":
         return q.Choose(candidates=dec(data["candidates"]), **common)
     if kind == "slot":
@@ -132,6 +136,9 @@ def snapshot(s: Session) -> str | None:
     """The open dialogues as JSON text, or None when nothing is open."""
     now = s.clock.now()
     data: dict[str, Any] = {}
+    ident = clock_ident(s.clock)
+    if ident is not None:
+        data["clock"] = ident
     a = s.auction
     if a is not None:
         at = s.auctions.deadline()
@@ -170,13 +177,15 @@ def restore(s: Session, text: str) -> bool:
     try:
         data = json.loads(text)
         now = s.clock.now()
+        same = data.get("clock") is not None and data.get("clock") == clock_ident(s.clock)
         s.forced.update(dec(data.get("forced", {"$": "map", "v": {}})))
         s.auction_queue = [str(n) for n in data.get("queue", [])]
         a = data.get("auction")
         # an auction of a street still unowned, or of one of the Bank's last buildings
         if a is not None and (a["street"] not in s.state.streets or s.state.owner(a["street"]) is None):
             spec = s.edition.auction
-            due = _deadline(a, now, spec.final_seconds if a["final"] else spec.quiet_seconds) or now
+            whole = spec.final_seconds if a["final"] else spec.quiet_seconds
+            due = _deadline(a, now, whole, same) or now
             auction = Auction(a["street"], now, bidder=a["bidder"], amount=int(a["amount"]),
                               starter=a["starter"])
             if a["final"]:
@@ -196,7 +205,7 @@ def restore(s: Session, text: str) -> bool:
             s.notes.note("dialogue_open", bet.hold.kind)
         p = data.get("pending")
         if p is not None:
-            s.pending = pending_from(p, now)
+            s.pending = pending_from(p, now, same)
     except (ValueError, KeyError, TypeError, AttributeError):
         return False
     return True

@@ -207,6 +207,11 @@ class Rules(Owing):
         if owner is not None:
             raise Refusal("already_owned", street=street, player=Who(owner))
 
+    def own(self, state: GameState, player: str, street: str) -> None:
+        """Refused unless ``player`` owns ``street`` (to build, sell, mortgage or give it)."""
+        if state.owner(street) != player:
+            raise Refusal("not_your_street", street=street)
+
     def do_buy(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
         street = self.street(cmd)
         self.unowned(state, street)

@@ -35,8 +35,7 @@ class BuildRules(Rules):
     def buildable(self, state: GameState, p: str, street: str) -> None:
         """A street of a colour group (not a railroad or utility) whose whole, unmortgaged group
         ``p`` owns."""
-        if state.owner(street) != p:
-            raise Refusal("not_your_street", street=street)
+        self.own(state, p, street)
         if not self.edition.street(street).house_cost:
             raise Refusal("no_buildings_here", street=street)
         if not state.owns_set(p, street):
@@ -122,14 +121,10 @@ class BuildRules(Rules):
         return Outcome(events=events).say(key, player=Who(p), street=street, amount=Money(value),
                                           cash=Money(state.cash(p) + value), houses=houses)
 
-    def own_building(self, state: GameState, p: str, street: str) -> None:
-        if state.owner(street) != p:
-            raise Refusal("not_your_street", street=street)
-
     def do_sell_house(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
         """One house back to the Bank at half its cost, from the fullest street of the group."""
         p, street = cmd.player, self.street(cmd)
-        self.own_building(state, p, street)
+        self.own(state, p, street)
         h = state.streets[street]
         if h.hotels:
             return self.do_sell_hotel_back(state, cmd, draws)
@@ -144,7 +139,7 @@ class BuildRules(Rules):
         """The hotel back to the Bank at half its cost; the street goes down to 4 houses, which
         the Bank must have (else: sell the group's buildings all at once)."""
         p, street = cmd.player, self.street(cmd)
-        self.own_building(state, p, street)
+        self.own(state, p, street)
         if not state.streets[street].hotels:
             raise Refusal("no_hotel_to_sell", street=street)
         if state.box.get("house", 0) < 4:
@@ -158,7 +153,7 @@ class BuildRules(Rules):
         hotel counts as 5 buildings): what a shortage of houses leaves, and a quick way to
         raise money."""
         p, street = cmd.player, self.street(cmd)
-        self.own_building(state, p, street)
+        self.own(state, p, street)
         out = Outcome()
         total = 0
         for n in self.edition.group_of(street):

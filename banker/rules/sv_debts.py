@@ -161,10 +161,6 @@ class DebtRules(Rules):
         return None
 
     # --- mortgages -------------------------------------------------------------------------
-    def own(self, state: GameState, player: str, street: str) -> None:
-        if state.owner(street) != player:
-            raise Refusal("not_your_street", street=street)
-
     def do_mortgage(self, state: GameState, cmd: Command, draws: Draws) -> Outcome:
         """At any time, hotels or not (the rulebook allows mortgaging a street with hotels)."""
         p, street = cmd.player, self.street(cmd)

@@ -220,8 +220,7 @@ class VoiceBankingRules(HouseRules):
 
     # --- buildings ------------------------------------------------------------------------
     def _buildable(self, state: GameState, p: str, street: str) -> None:
-        if state.owner(street) != p:
-            raise Refusal("not_your_street", street=street)
+        self.own(state, p, street)
         if not state.owns_set(p, street):
             raise Refusal("need_full_set", street=street)
 

@@ -58,6 +58,43 @@ def test_an_auction_resumed_on_another_clock_gets_the_whole_call_again(tmp_path:
     again.file.close()
 
 
+def test_another_clock_reading_the_same_time_still_gives_the_whole_call_again(
+        tmp_path: Path) -> None:
+    """Another process reads the same monotonic time as the one killed a moment before; the
+    resume says the auction again, so the call starts again rather than running out while
+    the table takes up the thread."""
+    first = VirtualClock()
+    path = _stopped_auction(tmp_path, first)
+    same_time = VirtualClock()
+    same_time.t = first.t
+    again = start_game(None, None, [], path, True, lambda _t: None, lambda _e: "",
+                       clock=same_time, remember=False)
+    assert again.session.deadline() == first.t + 3.0
+    again.file.close()
+
+
+def test_a_two_step_question_resumed_by_another_process_gets_the_whole_answer_time(
+        tmp_path: Path) -> None:
+    first = VirtualClock()
+    path = tmp_path / "g.sqlite"
+    game = start_game("voice-banking", "trex,dog", [], path, False, lambda _t: None,
+                      lambda _e: "", clock=first, remember=False)
+    game.session.hear("trex", "buy")
+    first.t += 8.0  # two of the ten seconds to answer are left at the stop
+    game.session.tick()
+    game.session.finish_step()
+    game.file.close()
+    same_time = VirtualClock()
+    same_time.t = first.t
+    said: list[str] = []
+    again = start_game(None, None, [], path, True, said.append, lambda _e: "",
+                       clock=same_time, remember=False)
+    assert again.session.pending is not None
+    assert again.session.deadline() == first.t + 10.0
+    assert said[-1] == "Which street?", said
+    again.file.close()
+
+
 def test_a_rules_question_comes_back_asked_of_the_same_player(tmp_path: Path) -> None:
     clock = VirtualClock()
     path = tmp_path / "g.sqlite"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TextIO
@@ -58,6 +59,7 @@ class PausableClock:
 
     def __init__(self, source: Callable[[], float] = time.monotonic) -> None:
         self._source = source
+        self.ident = uuid.uuid4().hex  # a deadline noted here is kept only here
         self._offset = 0.0
         self._paused_at: float | None = None
         self._lock = threading.Lock()
