@@ -16,8 +16,10 @@ live loop and over dev-set commands said with a pause inside (``tools.pauses``).
 from __future__ import annotations
 
 import json
+import os
 import random
 import resource
+import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -40,6 +42,9 @@ RUNS: tuple[tuple[str, dict[str, str] | None, tuple[str, ...]], ...] = (
 # the end of turn's goals (both ears, turn ended by voice, from the last word; milliseconds)
 VOICE_GOALS = {"vad_total_p50": 250.0, "vad_total_p95": 400.0}
 ENDPOINT_GOALS = {"rss_mb": 700.0, "cold_start_s": 1.0}
+# the voice-ended turns again on one core (the banker and its recogniser process pinned)
+ONE_CORE_RUNS: tuple[tuple[str, dict[str, str] | None], ...] = (
+    ("one_core", None), ("one_core_alone", ALONE))
 DEV_PAUSED = (60, 12)  # dev-set commands said with a pause inside (full, quick)
 # the goals for pocketsphinx alone, and the memory a second engine may take
 KEEP = {"release_p95": 250.0, "cold_start_s": 2.0, "rss_mb": 400.0}
@@ -68,7 +73,33 @@ def run(quick: bool, dev_pauses: bool = True) -> dict[str, Any]:
             out[key] = part
     if dev_pauses:
         out["paused"] = paused_dev_set(DEV_PAUSED[1] if quick else DEV_PAUSED[0])
+    out.update(one_core(quick))
     return out
+
+
+def pinned_runs(quick: bool) -> dict[str, Any]:
+    """``ONE_CORE_RUNS``' turns ended by voice (run in the pinned child of ``one_core``)."""
+    from banker.frontends.voice import latency
+
+    said = clips.latency_commands(quick)
+    return {key: latency.measure(said, quick=quick, overrides=overrides, modes=("vad",),
+                                 cold=False).to_json()
+            for key, overrides in ONE_CORE_RUNS}
+
+
+def one_core(quick: bool) -> dict[str, Any]:
+    """The voice-ended turns on one core: a child process pinned to one CPU (the recogniser
+    process it starts inherits the pin), as ``taskset -c N`` would run the banker."""
+    cpu = min(os.sched_getaffinity(0))
+    code = ("import json; from banker.tools import bench_latency as b; "
+            f"print('\\n' + json.dumps(b.pinned_runs({quick!r})))")
+    try:
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              timeout=3600, preexec_fn=lambda: os.sched_setaffinity(0, {cpu}))
+        reports = json.loads(proc.stdout.strip().splitlines()[-1])
+    except (OSError, subprocess.SubprocessError, ValueError, IndexError) as exc:
+        return {"one_core": {"error": f"{type(exc).__name__}: {exc}"}}
+    return {key: {"report": rep} for key, rep in reports.items()}
 
 
 def paused_dev_set(n: int) -> dict[str, Any]:
@@ -124,6 +155,14 @@ def endpoint_text(lat: dict[str, Any]) -> str:
             f"{_f(new['vad_total_p95'])} ms vs {_f(old['vad_total_p95'])} ms "
             f"(x{_ratio(new['vad_total_p95'], old['vad_total_p95'])}); cut off "
             f"{new.get('n_cut', 0)} of {new['n_vad']} vs {old.get('n_cut', 0)} of {old['n_vad']}")
+    for name, key in (("both ears", "one_core"), ("pocketsphinx alone", "one_core_alone")):
+        rep = lat.get(key, {}).get("report")
+        if rep is not None:
+            lines.append(f"  on one core, {name}: p50 {_f(rep['vad_total_p50'])} ms, p95 "
+                         f"{_f(rep['vad_total_p95'])} ms; cut off {rep.get('n_cut', 0)} of "
+                         f"{rep['n_vad']}")
+        elif key in lat:
+            lines.append(f"  on one core: not measured: {lat[key].get('error')}")
     goals = [f"{k.replace('vad_total_', '')} {_f(both.get(k))} ms (goal <= {v:g})"
              for k, v in VOICE_GOALS.items()]
     goals += [f"{name} {_f(both.get(k))} (goal <= {ENDPOINT_GOALS[k]:g})"
