@@ -368,6 +368,7 @@ def for_game(edition: Edition, options: Mapping[str, str]) -> Edition:
              *(n for b in boards.values() for n in b.get("names", {}).values())}
     mine = {s.name for s in streets}
     extra = dict(edition.extra)
+    extra["board_words"] = dict(chosen.get("words", {}))  # its words where the grammar has both
     if "community_chest" in extra:
         chest = [ChanceCard(c["id"], c["title"], c["effect"]) for c in extra["community_chest"]]
         extra["community_chest"] = [{"id": c.id, "title": c.title, "effect": dict(c.effect)}

@@ -102,7 +102,8 @@ def say_now(edition: Edition, rules: Rules, now: Now, state: GameState, has_hist
             words = {**{k: v[0] for k, v in _grammar().lists.items() if v},  # a card, "house"
                      "amount": "three hundred", "number": "three", "outcome": "pass left",
                      "property": edition.street_names[0], **fill}
-            out.append({"say": example(spec.raw[0], words), "what": spec.name.replace("_", " ")})
+            out.append({"say": _board_words(edition, example(spec.raw[0], words)),
+                        "what": spec.name.replace("_", " ")})
     seated = [t for t in state.order if not state.players[t].out]
     who = names[seated[0]].lower() if seated else "dog"
     for spec in specs:
@@ -113,6 +114,13 @@ def say_now(edition: Edition, rules: Rules, now: Now, state: GameState, has_hist
         out.append({"say": "undo", "what": "take back the last transaction"})
     out.append({"say": "repeat that", "what": "hear the last answer again"})
     return out
+
+
+def _board_words(edition: Edition, said: str) -> str:
+    """The example in the words of the board in play ("super tax", "the nearest station" on
+    the UK board), where the grammar's first choice is another board's word."""
+    swap: dict[str, str] = edition.extra.get("board_words") or {}
+    return " ".join(swap.get(w, w) for w in said.split(" "))
 
 
 def _answers(now: Now, names: dict[str, str]) -> list[dict[str, str]]:

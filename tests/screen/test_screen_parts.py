@@ -153,3 +153,18 @@ def test_a_betting_round_shows_the_bets_off_the_cash_and_on_the_table(tmp_path: 
     assert cash == {"car": "$2,000", "dog": "$1,500"}, cash
     assert snap["extras"]["stakes"] == [{"name": "Dog", "amount": "$500"}]
     gf.close()
+
+
+def test_the_uk_board_is_offered_in_its_own_words() -> None:
+    """"What can I say" on the UK board names Super Tax and stations, as its squares do."""
+    from banker.editions.loader import for_game
+    from banker.screen.hints import say_now
+
+    for board, mine, other in (("uk", "super tax", "luxury tax"), ("us", "luxury tax", "super tax")):
+        ed = for_game(load_edition("classic"), {"board": board})
+        feed = Feed()
+        s = Session(ed, ["hat", "dog"], seed=7, clock=VirtualClock(), on_say=feed.said)
+        feed.attach(s)
+        said = " / ".join(h["say"] for h in say_now(ed, s.rules, feed.now, s.state, False))
+        assert mine in said and other not in said, said
+        assert ("station" in said) == (board == "uk"), said
