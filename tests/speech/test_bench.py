@@ -177,8 +177,11 @@ def test_the_end_of_turn_by_the_grammar_is_shown_against_the_end_by_silence() ->
     lat = {**rep(220.0, 380.0, 0), "alone": rep(200.0, 300.0, 0),
            "silence": rep(440.0, 760.0, 0), "alone_silence": rep(400.0, 500.0, 1),
            "paused": {"heard_whole": 57, "cut": 1, "unplaced": 2,
-                      "cut_examples": [["new player the dog", "new player the car"]]}}
+                      "cut_examples": [["new player the dog", "new player the car"]]},
+           "one_core": rep(330.0, 610.0, 0), "one_core_alone": {"error": "OSError: no CPU"}}
     out = text(lat)
+    assert "on one core, both ears: p50 330 ms, p95 610 ms; cut off 0 of 12" in out
+    assert "on one core: not measured: OSError: no CPU" in out
     assert "both ears: p50 220 ms vs 440 ms (x0.50), p95 380 ms vs 760 ms (x0.50); cut off " \
            "0 of 12 vs 0 of 12" in out
     assert "pocketsphinx alone: p50 200 ms vs 400 ms (x0.50)" in out and "vs 1 of 12" in out
