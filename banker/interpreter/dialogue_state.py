@@ -136,9 +136,6 @@ def snapshot(s: Session) -> str | None:
     """The open dialogues as JSON text, or None when nothing is open."""
     now = s.clock.now()
     data: dict[str, Any] = {}
-    ident = clock_ident(s.clock)
-    if ident is not None:
-        data["clock"] = ident
     a = s.auction
     if a is not None:
         at = s.auctions.deadline()
@@ -157,7 +154,12 @@ def snapshot(s: Session) -> str | None:
         data["pending"] = pending_data(s.pending, now)
     if s.forced:
         data["forced"] = enc(dict(s.forced))
-    return json.dumps(data, sort_keys=True) if data else None
+    if not data:
+        return None
+    ident = clock_ident(s.clock)
+    if ident is not None:  # whose times these are
+        data["clock"] = ident
+    return json.dumps(data, sort_keys=True)
 
 
 def held_events(text: str | None) -> list[Event]:
