@@ -155,6 +155,36 @@ def _decide(rec: Recognized, asr_confidence: float | None, risk_of: Callable[[st
 TWINS = {"mortgage": "unmortgage", "unmortgage": "mortgage"}
 
 
+# Commands rare at a table whose wrong act is costly and hard to undo: a newcomer is paid the
+# starting money, a player leaving hands their streets back, "I'm bankrupt" gives everything
+# away, the end stops the game. Each comes once or twice a game, while talk about joining,
+# leaving, losing and ending ("the dog is winning" heard "the dog is joining", "the cat jumped
+# on the table" heard "the cat joins the game" by both ears) comes all the time; so when the
+# rules would take one, a spoken reading of it is asked about, never done at once, however
+# sure the ears: on a rare command the ears' certainty says less than the game's odds, and a
+# question costs one "yes" once a game. One the rules would refuse is refused as before
+# (refusing moves nothing). Not learned from the corpus: it samples every command alike, so it
+# cannot show how rare these are at a table; the rule is in the meaning, like ``TWINS``.
+RARE = frozenset({"add_player", "remove_player", "bankrupt", "end_game"})
+
+
+def stake(intent: str, risk: str, legal: bool) -> str:
+    """What acting on a reading risks: its ``risk``, "rare" for a ``RARE`` command the rules
+    would take, and "low" for a money command they would refuse (refusing moves nothing)."""
+    if not legal and risk in ("money", "rare"):
+        return ILLEGAL_RISK
+    return "rare" if intent in RARE else risk
+
+
+def rare_checked(h: Hearing, legal: Legal) -> Hearing:
+    """``h`` (spoken) asked about instead of acted on when it is a ``RARE`` command the rules
+    would take now."""
+    if h.decision != "accept" or h.intent not in RARE or not legal(h.intent, h.slots):
+        return h
+    return Hearing("confirm", h.intent, h.slots, min(h.confidence, ACCEPT_MONEY - 0.01),
+                   h.candidates, h.choose, h.instead)
+
+
 def twin_checked(h: Hearing, legal: Legal) -> Hearing:
     """``h`` (spoken) asked about instead of acted on when its command has a sound-alike twin
     (``TWINS``): the twin when only the twin is legal now."""

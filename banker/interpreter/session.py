@@ -23,7 +23,7 @@ from banker.interpreter.auction import Auction, Auctions
 from banker.interpreter.betting import Betting
 from banker.interpreter.clock import Clock, RealClock, Timers, VirtualClock
 from banker.interpreter.dialogue_notes import DialogueNotes
-from banker.interpreter.hearing import Hearing, Said, Utterance, judge, twin_checked
+from banker.interpreter.hearing import Hearing, Said, Utterance, judge, rare_checked, twin_checked
 from banker.interpreter.policy import MONEY_REFUSALS, SESSION_INTENTS, Policy, in_hold, plain
 from banker.interpreter.questions import ANSWER_TIMEOUT, Confirm, Pending, RuleQuestion
 from banker.interpreter.replies import Replies, load_replies
@@ -231,7 +231,7 @@ class Session:
                 and self.auction is None)  # "Did you say bid M152?" could only be refused
                 or hearing.intent == "answer"):  # a bare name, nothing asked: talk
             return Hearing("reject", "none", confidence=hearing.confidence), rs
-        hearing = twin_checked(hearing, legal)
+        hearing = rare_checked(twin_checked(hearing, legal), legal)
         return counterparts.at_the_table(hearing, self.state.seated, who, partial(
             self.policy.why_not, self.state, who, forced=self.forced, hold=self.hold)), rs
 

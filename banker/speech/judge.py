@@ -29,21 +29,29 @@ MODEL_PATH = Path(__file__).with_name("hearing_model.json")
 # (it only asks "Which street?"). "Sorry?" to a right reading loses the turn (said again: two
 # questions' worth); "Sorry?" after talk costs a little (half). Asking about a wrong reading
 # costs the "no" and the saying again on top of the question.
+# A command rare at a table and costly to undo (a player joining or leaving, "I'm bankrupt",
+# the end: ``interpreter.hearing.RARE``) that the rules would take is never done at once on
+# speech (infinite): the ears' certainty cannot outweigh how seldom it is said, and asking
+# costs one "yes" once a game.
 COSTS: dict[str, Any] = {
-    "act_wrong": {"money": 50.0, "low": 8.0, "harmless": 3.0, "opens": 1.5},
+    "act_wrong": {"money": 50.0, "rare": math.inf, "low": 8.0, "harmless": 3.0, "opens": 1.5},
     "ask": 1.0,
     "ask_wrong": 1.0,
+    # "Boardwalk or Park Place?": a longer question than "Did you say…?", worth asking when
+    # the second reading is likely enough to pay for the extra words
+    "choose": 1.25,
     "sorry_right": 2.0,
     "sorry_talk": 0.5,
 }
-RISKS = ("money", "low", "harmless", "opens")
+RISKS = ("money", "rare", "low", "harmless", "opens")
 FEATURES = (
     "bias", "first_conf", "first_said", "first_margin", "first_worst", "first_fill",
     "second_said", "second_conf", "second_snap", "second_free_words", "second_held",
     "from_first", "from_second", "both", "match", "match_margin", "legal",
-    "risk_money", "risk_low", "risk_opens", "filtered", "filtered_db", "words",
+    "risk_money", "risk_low", "risk_opens", "filtered", "filtered_db", "words", "contradicted",
+    "alone",
 )
-Act = Literal["act", "ask", "sorry"]
+Act = Literal["act", "ask", "choose", "sorry"]
 
 
 @dataclass(frozen=True)
@@ -65,7 +73,10 @@ class Candidate:
     from_second: bool
     match: float  # the matcher's score, 0-1
     match_margin: float  # points to the runner-up, 0-100
-    risk: str  # money / low / harmless / opens (a money command without its slot)
+    # what acting on it risks (``interpreter.hearing.stake``): money / rare / low (also a
+    # money command the rules would refuse: refusing moves nothing) / harmless / opens (a
+    # money command without its slot)
+    risk: str
     legal: bool
     words: int
 
@@ -96,12 +107,17 @@ def features(first: Ear, second: Ear, c: Candidate) -> list[float]:
         c.match,
         c.match_margin / 100.0,
         float(c.legal),
-        float(c.risk == "money"),
+        float(c.risk in ("money", "rare")),
         float(c.risk == "low"),
         float(c.risk == "opens"),
         float("filtered_db" in d1),
         d1.get("filtered_db", 0.0) / 100.0,
         min(c.words, 12) / 12.0,
+        # the other ear heard words that mean something else (another command, or talk)
+        float((c.from_first and not c.from_second and bool(second.text))
+              or (c.from_second and not c.from_first and bool(first.text))),
+        # the other ear heard no words at all
+        float((c.from_first and not second.text) or (c.from_second and not first.text)),
     ]
 
 
@@ -134,8 +150,9 @@ class Model:
 def costs_of(p: float, risk: str, costs: Mapping[str, Any] = COSTS) -> dict[Act, float]:
     """The expected cost of each act on a reading right with probability ``p``. A query is
     not asked about ("Did you say repeat?" helps nobody)."""
+    wrong = costs["act_wrong"][risk]
     out: dict[Act, float] = {
-        "act": (1.0 - p) * costs["act_wrong"][risk],
+        "act": (1.0 - p) * wrong if math.isfinite(wrong) else math.inf,
         "sorry": p * costs["sorry_right"] + (1.0 - p) * costs["sorry_talk"],
     }
     if risk != "harmless":
@@ -152,10 +169,23 @@ R = TypeVar("R", bound=Risky)
 
 
 def decide(scored: Sequence[tuple[R, float]]) -> tuple[Act, R | None, float]:
-    """The cheapest act on the likeliest candidate (none: "Sorry?")."""
+    """The cheapest act on the likeliest candidate (none: "Sorry?"); "choose": ask between it
+    and the runner-up (``runner_up``), when that is cheaper than anything done with one.
+    The candidates are readings of one utterance, so at most one is right: the chance that
+    one of two is right is the sum of theirs."""
     if not scored:
         return "sorry", None, 0.0
-    c, p = max(scored, key=lambda cp: cp[1])
+    ranked = sorted(scored, key=lambda cp: -cp[1])
+    c, p = ranked[0]
     options = costs_of(p, c.risk)
+    if len(ranked) > 1 and "ask" in options:
+        either = min(1.0, p + ranked[1][1])
+        options["choose"] = COSTS["choose"] + (1.0 - either) * COSTS["ask_wrong"]
     act = min(options, key=lambda a: (options[a], a))
     return act, (None if act == "sorry" else c), p
+
+
+def runner_up(scored: Sequence[tuple[R, float]]) -> R | None:
+    """The second likeliest candidate (the other one of a "choose")."""
+    ranked = sorted(scored, key=lambda cp: -cp[1])
+    return ranked[1][0] if len(ranked) > 1 else None

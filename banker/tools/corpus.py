@@ -89,6 +89,37 @@ class Line:
         return f"{self.family}/{self.n}"
 
 
+@dataclass(frozen=True)
+class Truth:
+    """What a record's line was (kept in the record: the lines ``lines`` samples change with
+    the grammar, the readings kept for them don't)."""
+
+    key: str
+    family: str
+    text: str
+    intent: str
+    slots: tuple[tuple[str, Any], ...]
+    voice: str
+    effects: tuple[str, ...]
+
+
+def truth_of(line: Line) -> Truth:
+    return Truth(line.key, line.family, line.text, line.intent, line.slots, line.voice.key,
+                 line.effects)
+
+
+def truths(records: Sequence[dict[str, Any]], items: Sequence[Line] = ()) -> dict[str, Truth]:
+    """Each record's line by its key: the one kept in the record, else the one in ``items``."""
+    out = {ln.key: truth_of(ln) for ln in items}
+    for r in records:
+        t = r.get("line")
+        if t is not None:
+            out[r["key"]] = Truth(r["key"], t["family"], t["text"], t["intent"],
+                                  tuple((str(k), v) for k, v in t["slots"]), t["voice"],
+                                  tuple(t["effects"]))
+    return out
+
+
 def perturb_effects(rng: random.Random) -> tuple[str, ...]:
     """sox effects for one clip: a pitch shift, a tempo change, maybe a microphone's colour,
     maybe a room (reverberation), maybe distance (quieter, duller, more room)."""
@@ -143,10 +174,14 @@ def corpus_dir() -> Path:
     return clips.cache_dir() / "corpus"
 
 
+def clip_path(t: Truth) -> Path:
+    digest = hashlib.sha1(f"{t.voice}|{t.text}|{t.effects}".encode()).hexdigest()[:12]
+    return corpus_dir() / "clips" / t.family / f"{digest}.wav"
+
+
 def clip(line: Line) -> clips.Pcm:
     """The line said by its voice, perturbed, padded (cached as a WAV)."""
-    digest = hashlib.sha1(f"{line.voice.key}|{line.text}|{line.effects}".encode()).hexdigest()[:12]
-    path = corpus_dir() / "clips" / line.family / f"{digest}.wav"
+    path = clip_path(truth_of(line))
     if not path.exists():
         raw = clips.speech(line.text, line.voice)
         proc = subprocess.run(["sox", "-R", "-t", "raw", "-r", str(clips.RATE), "-e", "signed",
@@ -163,8 +198,10 @@ def clip(line: Line) -> clips.Pcm:
     return clips.pad(clips.read_pcm(path))
 
 
-def audio(line: Line, condition: str) -> clips.Pcm:
-    pcm = clip(line)
+def audio(line: Line | Truth, condition: str) -> clips.Pcm:
+    """The line's clip in ``condition`` (noise mixed from a seed of the line and condition);
+    a ``Truth`` is read from its kept clip."""
+    pcm = clip(line) if isinstance(line, Line) else clips.pad(clips.read_pcm(clip_path(line)))
     if condition == "clean":
         return pcm
     kind, snr = condition.split(":")
@@ -208,7 +245,11 @@ def _decode(job: tuple[Line, str]) -> dict[str, Any]:
     (k1, k2), ears = _MAIN
     k1.now, k2.now = first, second
     v = _JUDGE.verdict(ears.recognize(pcm, "any"))
-    return {"key": line.key, "cond": cond, "first": asdict(first), "second": asdict(second),
+    t = truth_of(line)
+    return {"key": line.key, "cond": cond, "line": {
+                "family": t.family, "text": t.text, "intent": t.intent,
+                "slots": [list(kv) for kv in t.slots], "voice": t.voice, "effects": list(t.effects)},
+            "first": asdict(first), "second": asdict(second),
             "free": _EARS.second.last_transcript, "guided": _EARS.second.last_guided,
             "main": {"text": v.text, "intent": v.intent, "slots": dict(v.slots),
                      "confidence": v.confidence, "decision": v.decision,

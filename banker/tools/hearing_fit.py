@@ -22,14 +22,14 @@ import gzip
 import hashlib
 import io
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from banker.speech.judge import FEATURES, MODEL_PATH, Candidate, Ear, Model, decide, features
+from banker.speech.judge import FEATURES, MODEL_PATH, Candidate, Ear, Model, decide, features, runner_up
 from banker.tools import bench, clips, corpus
 
 FEATURES_PATH = Path(__file__).with_name("hearing_features.csv.gz")
@@ -65,7 +65,7 @@ class Readings:
         self.judge = NewGameJudge(ed)
 
     def candidates(self, first: Ear, second: Ear) -> list[Candidate]:
-        from banker.interpreter.hearing import lacks_slot
+        from banker.interpreter.hearing import lacks_slot, stake
         from banker.nlu.matcher import Recognized
 
         found: dict[tuple[str, tuple[tuple[str, str], ...]], Candidate] = {}
@@ -83,6 +83,7 @@ class Readings:
                 risk = "opens"
             player = self.judge.speaker(text)
             legal = self.judge.session.legal(player, m.intent, m.slots)
+            risk = stake(m.intent, risk, legal)
             found[key] = Candidate(m.intent, slots, (old is not None and old.from_first) or ear == 1,
                                    (old is not None and old.from_second) or ear == 2,
                                    max(m.score / 100, old.match if old else 0.0),
@@ -101,9 +102,8 @@ def _ear(d: dict[str, Any]) -> Ear:
     return Ear(d["text"], float(d["confidence"] or 0.0), dict(d["details"]))
 
 
-def rows_of(records: Sequence[dict[str, Any]], lines: Sequence[corpus.Line]) -> list[Row]:
+def rows_of(records: Sequence[dict[str, Any]], truth: Mapping[str, corpus.Truth]) -> list[Row]:
     """Every candidate of every record, with its features and truth."""
-    truth = {ln.key: ln for ln in lines}
     readings = Readings()
     out: list[Row] = []
     for r in records:
@@ -226,37 +226,40 @@ def _tally(counts: Counts, talk: bool, right: bool, act: str, risk: str) -> None
     else:
         counts["right"] += int(right and act in ("act", "ask"))
         counts["at_once"] += int(right and acted)
+        counts["wrong"] += int(acted and not right)
     counts["wrong_money"] += int(acted and not right and risk == "money")
 
 
 def _new() -> Counts:
-    return dict.fromkeys(("commands", "right", "at_once", "talk", "talk_acted", "wrong_money"), 0)
+    return dict.fromkeys(("commands", "right", "at_once", "wrong", "talk", "talk_acted",
+                          "wrong_money"), 0)
 
 
-def score_model(records: Sequence[dict[str, Any]], lines: Sequence[corpus.Line],
+def score_model(records: Sequence[dict[str, Any]], truth: Mapping[str, corpus.Truth],
                 scored: Sequence[tuple[Row, float]]) -> dict[tuple[str, str], Counts]:
     """The model's decisions per (family, condition): each line's candidates by ``decide``."""
     by: dict[tuple[str, str], list[tuple[Row, float]]] = {}
     for r, p in scored:
         by.setdefault((r.key, r.cond), []).append((r, p))
-    truth = {ln.key: ln for ln in lines}
     out: dict[tuple[str, str], Counts] = {}
     for rec in records:
         ln = truth[rec["key"]]
-        act, chosen, _p = decide(by.get((rec["key"], rec["cond"]), []))
+        scored = by.get((rec["key"], rec["cond"]), [])
+        act, chosen, _p = decide(scored)
+        other = runner_up(scored) if act == "choose" else None
+        right = any(c is not None and c.right for c in (chosen, other))
         counts = out.setdefault((ln.family, rec["cond"]), _new())
-        _tally(counts, ln.intent == "none", chosen is not None and chosen.right, act,
+        _tally(counts, ln.intent == "none", right, "ask" if act == "choose" else act,
                chosen.risk if chosen is not None else "harmless")
     return out
 
 
-def score_main(records: Sequence[dict[str, Any]], lines: Sequence[corpus.Line]
+def score_main(records: Sequence[dict[str, Any]], truth: Mapping[str, corpus.Truth]
                ) -> dict[tuple[str, str], Counts]:
     """Main's rules as kept in the records (``main``: the two ears and hearing policy)."""
-    from banker.interpreter.hearing import lacks_slot
+    from banker.interpreter.hearing import lacks_slot, stake
 
     readings = Readings()
-    truth = {ln.key: ln for ln in lines}
     out: dict[tuple[str, str], Counts] = {}
     for rec in records:
         ln, m = truth[rec["key"]], rec["main"]
@@ -266,7 +269,12 @@ def score_main(records: Sequence[dict[str, Any]], lines: Sequence[corpus.Line]
         risk = readings.judge.risk(m["intent"]) if m["intent"] != "none" else "harmless"
         if risk == "money" and lacks_slot(m["slots"], readings.judge.session.policy.requires(m["intent"])):
             risk = "opens"
+        if m["intent"] != "none":
+            player = readings.judge.speaker(m["text"])
+            risk = stake(m["intent"], risk, readings.judge.session.legal(player, m["intent"], m["slots"]))
         act = {"accept": "act", "reject": "sorry"}.get(m["decision"], "ask")
+        if m["intent"] in ANSWERS and not m["choices"]:
+            act = "sorry"  # an answer with nothing asked: "Sorry?" in ``play``
         _tally(out.setdefault((ln.family, rec["cond"]), _new()), ln.intent == "none", right, act,
                risk)
     return out
@@ -283,12 +291,14 @@ def table(results: dict[tuple[str, str], Counts], by: int) -> str:
         g = groups.setdefault(key[by], _new())
         for k, v in c.items():
             g[k] += v
-    head = f"{'':18} {'right':>16} {'at once':>16} {'wrong money':>14} {'chatter acted':>14}"
+    head = (f"{'':18} {'right':>16} {'at once':>16} {'wrong acted':>14} {'wrong money':>14}"
+            f" {'chatter acted':>14}")
     rows = [head]
     for name, c in groups.items():
         n = c["commands"] + c["talk"]
         rows.append(f"{name:18} {_pc(c['right'], c['commands']):>16} {_pc(c['at_once'], c['commands']):>16}"
-                    f" {_pc(c['wrong_money'], n):>14} {_pc(c['talk_acted'], c['talk']):>14}")
+                    f" {_pc(c['wrong'], c['commands']):>14} {_pc(c['wrong_money'], n):>14}"
+                    f" {_pc(c['talk_acted'], c['talk']):>14}")
     return "\n".join(rows)
 
 
@@ -305,11 +315,15 @@ def stale(rows: Sequence[Row], path: Path = MODEL_PATH) -> bool:
         return True
 
 
-def run_bench(records: Sequence[dict[str, Any]], lines: Sequence[corpus.Line], out: Any) -> int:
-    rows = rows_of(records, lines)
+def run_bench(records: Sequence[dict[str, Any]], truth: Mapping[str, corpus.Truth], out: Any) -> int:
+    rows = rows_of(records, truth)
     scored = held_out(rows)
-    before, after = score_main(records, lines), score_model(records, lines, scored)
-    for name, res in (("main's rules", before), ("the fitted model, families left out", after)):
+    from banker.tools.hearing_cases import replayed
+
+    before = score_main(replayed(records, truth), truth)
+    after = score_model(records, truth, scored)
+    for name, res in (("the rules (two ears and hearing policy, replayed)", before),
+                      ("the fitted model, families left out", after)):
         print(f"\n== {name}: per family", file=out)
         print(table(res, 0), file=out)
         print(f"== {name}: per condition", file=out)
@@ -334,7 +348,7 @@ def run_hearing(out: Any = None) -> int:
     except clips.ClipError as exc:
         print(f"banker: {exc}", file=sys.stderr)
         return 2
-    return run_bench(records, lines, out)
+    return run_bench(records, corpus.truths(records, lines), out)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -350,10 +364,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     import json
 
     records = [json.loads(t) for t in path.read_text(encoding="utf-8").splitlines()]
-    lines = corpus.lines(*SIZE)
+    truth = corpus.truths(records, corpus.lines(*SIZE))
     if a.what == "bench":
-        return run_bench(records, lines, sys.stdout)
-    rows = rows_of(records, lines)
+        return run_bench(records, truth, sys.stdout)
+    rows = rows_of(records, truth)
     save_rows(rows)
     model = model_of(load_rows())
     model.save(about={"records": len(records), "readings": len(rows), "ridge": RIDGE})
