@@ -15,8 +15,13 @@ from banker.nlu.phrases import commands, examples
 EDITIONS = available_editions()
 
 
+PER_PHRASING = 60  # sentences matched per phrasing, spread evenly over all it prints
+
+
 @pytest.mark.parametrize("edition", EDITIONS)
 def test_every_phrase_printed_is_understood_as_its_command(edition: str) -> None:
+    """Every phrasing's sentences, or an even spread of ``PER_PHRASING`` where it has more
+    (the classic box's "trade the card and pay" alone prints 3,888: ~8 ms a match)."""
     ed = load_edition(edition)
     matcher = Matcher.for_edition(ed)
     wrong, count = [], 0
@@ -24,7 +29,8 @@ def test_every_phrase_printed_is_understood_as_its_command(edition: str) -> None
         assert cmd.phrasings, cmd.intent
         for phrasing in cmd.phrasings:
             assert phrasing.sentences, phrasing.pattern
-            for sentence in phrasing.sentences:
+            step = max(1, -(-len(phrasing.sentences) // PER_PHRASING))
+            for sentence in phrasing.sentences[::step]:
                 count += 1
                 heard = matcher.match(sentence)
                 if not (isinstance(heard, Recognized) and heard.intent == cmd.intent):
