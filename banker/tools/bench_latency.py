@@ -171,8 +171,10 @@ def endpoint_text(lat: dict[str, Any]) -> str:
     paused = lat.get("paused")
     if paused:
         lines.append(f"dev-set commands with a 150-300 ms pause inside: {paused['heard_whole']} "
-                     f"heard whole, {paused['cut']} cut off (goal 0), {paused['unplaced']} "
-                     f"not placed (first ear misheard the clip); cut: {paused['cut_examples']}")
+                     f"heard whole, {paused['cut']} cut off (goal 0; "
+                     f"{paused.get('cut_same_meaning', 0)} of them meaning the same command), "
+                     f"{paused['unplaced']} not placed (first ear misheard the clip); "
+                     f"cut: {paused['cut_examples']}")
     return "\n".join(lines)
 
 

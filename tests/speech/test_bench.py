@@ -186,4 +186,16 @@ def test_the_end_of_turn_by_the_grammar_is_shown_against_the_end_by_silence() ->
            "0 of 12 vs 0 of 12" in out
     assert "pocketsphinx alone: p50 200 ms vs 400 ms (x0.50)" in out and "vs 1 of 12" in out
     assert "goals, both ears: p50 220 ms (goal <= 250), p95 380 ms (goal <= 400)" in out
-    assert "57 heard whole, 1 cut off (goal 0), 2 not placed" in out
+    assert "57 heard whole, 1 cut off (goal 0; 0 of them meaning the same command), 2 not placed" in out
+
+
+def test_a_cut_off_that_keeps_the_command_is_counted_apart() -> None:
+    """The paused dev set counts cut-offs whose reading still means the whole command (a last
+    word that changes nothing) apart from those that change it."""
+    from banker.tools.pauses import _meaning
+
+    assert _meaning("whose is connecticut") == _meaning("whose is connecticut avenue") is not None
+    assert _meaning("remove race car from the game") == _meaning(
+        "remove race car from the game please")
+    assert _meaning("pay two hundred") != _meaning("pay two hundred fifty")
+    assert _meaning("the weather is nice") is None
