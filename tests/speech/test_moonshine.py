@@ -385,34 +385,33 @@ def test_a_command_moonshine_wrote_word_for_word_is_asked_instead_of_an_unsure_o
     assert plain.recognize(pcm, "any").text == "mortgage baltic avenue"
 
 
-@pytest.mark.xfail(reason="the staged first reading of this clip no longer arises since the grammar "
-                   "has bare-answer and 'dollars' paths: the rule needs a new clip", strict=False)
 def test_a_reading_too_unsure_to_ask_about_gives_way_to_a_near_second_one(
-        unfloored: Any, vb_grammar: SpeechGrammar, moonshine: MoonshineRecognizer,
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """espeak-ng's "pay two hundred to the dog": pocketsphinx hears "i pay two hundred to
-    the car" below the confirm floor ("Sorry?"); Moonshine writes "Pay two hundred to the
-    nog.", within ``RESCUE_WITHIN`` of the command. With ``rescue``, Moonshine's reading is
-    asked about, the first ear's kept as the other reading of a choice (they differ by a
-    name); without it, the first ear's reading stays as it was."""
+        unfloored: Any, vb_grammar: SpeechGrammar, moonshine: MoonshineRecognizer) -> None:
+    """espeak-ng's "rent on ventnor": pocketsphinx hears "rent on atlantic" below the confirm
+    floor ("Sorry?"); Moonshine writes "Rent on mentor.", snapped onto "rent on ventnor"
+    beyond ``SWAP_WITHIN`` (no swap would take it) and within ``RESCUE_WITHIN``. With
+    ``rescue``, Moonshine's reading is asked about, the first ear's kept as the other reading
+    of a choice (they differ by a name); without it, the first ear's reading stays as it
+    was."""
     from banker.speech.ear_rules import DOUBTED, RESCUE_UNDER, RESCUE_WITHIN, SWAP_WITHIN
 
-    pcm = clips.pad(clips.speech("pay two hundred to the dog", clips.ESPEAK))
-    first = unfloored.recognize(pcm, "any")
-    assert "car" in first.text and first.confidence < RESCUE_UNDER, first
+    pcm = clips.pad(clips.speech("rent on ventnor", clips.ESPEAK))
     meaning = matcher_meaning(vb_grammar)
+    first = unfloored.recognize(pcm, "any")
+    assert first.text and first.confidence < RESCUE_UNDER, first
+    second = moonshine.recognize(pcm, "any")
+    assert second.text == "rent on ventnor", second
+    assert SWAP_WITHIN < second.details["snap_distance"] <= RESCUE_WITHIN, second
+    assert by_a_name(meaning(first.text), meaning(second.text)), (first, second)
     ear = SecondEar(unfloored, moonshine, meaning, swap_below=SWAP_WITHIN,
                     rescue=(RESCUE_UNDER, RESCUE_WITHIN))
     heard = ear.recognize(pcm, "any")
-    assert heard.text == "pay two hundred to the dog" and heard.confidence == DOUBTED, heard
+    assert heard.text == "rent on ventnor" and heard.confidence == DOUBTED, heard
+    assert heard.details["second_ear_swapped"] == 1.0
     assert [t for t, _c in heard.alternatives][:1] == [first.text]
     plain = SecondEar(unfloored, moonshine, meaning, swap_below=SWAP_WITHIN)
-    # held to the grammar, Moonshine reads "the dog" nearly word for word: even
-    # without ``rescue`` that is swapped in; the rescue's own rule with that line out of reach
-    assert plain.recognize(pcm, "any").text == "pay two hundred to the dog"
-    monkeypatch.setattr(guided, "TRUSTED_ABOVE", 0.0)
-    assert ear.recognize(pcm, "any").text == "pay two hundred to the dog"
-    assert plain.recognize(pcm, "any").text == first.text
+    kept = plain.recognize(pcm, "any")
+    assert (kept.text, kept.confidence) == (first.text, first.confidence), kept
 
 
 def test_a_loose_agreement_is_asked_about_instead_of_sorry(
@@ -580,25 +579,28 @@ def test_the_rescore_tool_hears_a_record_by_the_live_rules() -> None:
     assert outcome(record, tighter, judges)["decision"] == "reject"
 
 
-@pytest.mark.xfail(reason="the staged first reading of this clip no longer arises since the grammar "
-                   "has bare-answer and 'dollars' paths: the rule needs a new clip", strict=False)
 def test_the_live_path_judges_the_room_as_heard_not_as_the_filter_left_it() -> None:
     """At the table the listener filters the noise as the player talks (``LiveCleaner``) and
     hands the ears clean audio. Talk at 10 dB babble looks quiet after the filter, so judged
-    on that audio the veto held in babble live, where on a file (the first ear filters it
-    itself) it never does. The listener now passes the audio as heard (``raw``): espeak-ng's
-    "did you see the game last night" in babble is no longer vetoed live, and the same line
-    in pink noise still is, as on a file. The second ear hears the audio as heard, as it
-    does on a file (Moonshine through the filter: 11 of 50 dev commands right at 10 dB
-    babble, as heard 24)."""
+    on that audio alone the veto would hold in babble live, where on a file (the first ear
+    filters it itself) it never does. The listener passes the audio as heard (``raw``) too:
+    espeak-ng's (en-us+m3, 155 words a minute) "pass me the dice please" in 10 dB babble
+    (seed 7), which pocketsphinx forces onto "purchase the illinois please" (0.3-0.85: in the
+    veto's reach, asked about), is not vetoed live; given the filter's output alone it is,
+    and ignored.
+    Talk in pink noise (en-gb-x-rp's "I miss the old version", 10 dB) is vetoed live as on a
+    file: the filter took the steady noise out (``STEADY_DB``). The second ear
+    hears the audio as heard, as it does on a file (Moonshine through the filter: 11 of 50
+    dev commands right at 10 dB babble, as heard 24)."""
     import numpy as np
 
     from banker.config import load_config
     from banker.editions import load_edition
     from banker.frontends.voice.listener import decodable
+    from banker.interpreter.hearing import CONFIRM_FLOOR
     from banker.speech import speaker_norm
     from banker.speech.denoise import Denoiser, LiveCleaner
-    from banker.speech.ear_rules import STEADY_DB
+    from banker.speech.ear_rules import STEADY_DB, VETO_BELOW
     from banker.speech.engine import make_engine
     from banker.speech.vad import Utterance
     from banker.tools.clips import Voice
@@ -613,8 +615,8 @@ def test_the_live_path_judges_the_room_as_heard_not_as_the_filter_left_it() -> N
             clean.feed(pcm[i:i + 480].tobytes())
         return decodable(Utterance(pcm, "silence", None, None), clean, True)
 
-    clip = clips.pad(clips.speech("did you see the game last night", Voice("espeak", "en-us+m3", 140, 50)))
-    talk = clips.mix(clip, "babble", 10.0, np.random.default_rng(2))
+    clip = clips.pad(clips.speech("pass me the dice please", Voice("espeak", "en-us+m3", 155, 50)))
+    talk = clips.mix(clip, "babble", 10.0, np.random.default_rng(7))
     audio, raw = live(talk)
     assert raw is not None and not speaker_norm.quiet(raw)
     assert speaker_norm.quiet(audio)  # the filter's output alone would pass for a quiet room
@@ -634,8 +636,12 @@ def test_the_live_path_judges_the_room_as_heard_not_as_the_filter_left_it() -> N
     ears.second = second
     assert len(given) == 1 and np.array_equal(given[0], raw) and not np.array_equal(raw, audio)
     assert heard.details["filtered_db"] < STEADY_DB, heard.details
+    # talk forced onto a command, unsure enough for the veto: kept as heard in babble
+    assert heard.text and CONFIRM_FLOOR <= heard.confidence < VETO_BELOW, heard
     assert "second_ear_vetoed" not in heard.details, heard
-    assert ears.recognize(audio, "any").details.get("second_ear_vetoed") == 1.0  # judged as left
+    left = ears.recognize(audio, "any")  # judged on the filter's output alone: a quiet room
+    assert left.details.get("second_ear_vetoed") == 1.0, left
+    assert left.text == heard.text and left.confidence < CONFIRM_FLOOR, left
     hum = clips.mix(clips.pad(clips.speech("I miss the old version", Voice("espeak", "en-gb-x-rp", 135, 35))),
                     "pink", 10.0, np.random.default_rng(1))
     audio, raw = live(hum)
@@ -676,27 +682,35 @@ def test_words_like_the_first_reading_are_that_command_said_unclearly_not_talk()
     assert unclear(ventnor, oriental, same_command=True)
 
 
-@pytest.mark.xfail(reason="the staged first reading of this clip no longer arises since the grammar "
-                   "has bare-answer and 'dollars' paths: the rule needs a new clip", strict=False)
-def test_talk_a_far_snap_made_a_command_of_vetoes_an_unsure_first_reading() -> None:
-    """espeak-ng's (en-gb-x-rp+f2) "pass me the dice please", the held-out dev set's line 247
-    (seed 7, a quiet room): pocketsphinx forces it onto "pay car three hundred please" (0.48,
-    it would be asked about); Moonshine writes "Pulse me the nice leaves," which only a far
-    snap makes a command of (at least ``VETO_FAR``), nothing like the first reading: vetoed,
-    and the line is ignored."""
+def test_talk_a_far_snap_made_a_command_of_vetoes_an_unsure_first_reading(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """espeak-ng's (en-us-nyc, 135 words a minute, pitch 65) "check the oven please", a quiet
+    room: pocketsphinx forces it onto "can i pay the dog one please" (0.3-0.6: it would be
+    asked about); Moonshine writes "Chuck, little man, please.", which only a far snap makes a
+    command of ("purchase states please", at least ``VETO_FAR``, within its own limit; held
+    to the grammar it scores over ``DISOWNED``, so the command is not dropped), nothing like
+    the first reading: vetoed, and the line is ignored. With ``VETO_FAR`` out of reach the
+    first reading stays as it was, asked about."""
     from banker.interpreter.hearing import CONFIRM_FLOOR
-    from banker.speech.ear_rules import VETO_FACTOR, VETO_FAR
+    from banker.speech import ear_rules
+    from banker.speech.ear_rules import DISOWNED, VETO_FACTOR, VETO_FAR
+    from banker.tools.clips import Voice
 
-    ears, pcm = _both_ears_on(247, "pass me the dice please", "none",
-                              ("en-gb-x-rp+f2", 175, 35, 0.667))
+    ears = _two_ears()
+    pcm = clips.pad(clips.speech("check the oven please", Voice("espeak", "en-us-nyc", 135, 65)))
     first = ears.first.recognize(pcm, "any")
     assert first.text and CONFIRM_FLOOR <= first.confidence < 2 * CONFIRM_FLOOR, first
     second = ears.second.recognize(pcm, "any")
     assert second.text and second.details["snap_distance"] >= VETO_FAR, second
+    assert second.details.get("held_score", 0.0) >= DISOWNED, second  # a command, not disowned
     heard = ears.recognize(pcm, "any")
     assert heard.details.get("second_ear_vetoed") == 1.0, heard
     assert heard.confidence == pytest.approx(first.confidence * VETO_FACTOR)
     assert heard.confidence < CONFIRM_FLOOR
+    monkeypatch.setattr(ear_rules, "VETO_FAR", 1.01)  # no snap is that far: the rule off
+    kept = ears.recognize(pcm, "any")
+    assert "second_ear_vetoed" not in kept.details, kept
+    assert (kept.text, kept.confidence) == (first.text, first.confidence), kept
 
 
 def test_three_words_of_talk_veto_and_the_first_readings_words_held_to_the_grammar_do_not(
