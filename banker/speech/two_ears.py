@@ -70,8 +70,9 @@ class SecondEar:
     Moonshine's, asked about; with
     ``loose`` too when its snap moved its words onto the same command; left as it was
     otherwise. With ``rescue`` (under, within), a first
-    reading below ``under`` (too unsure to be asked about) gives way to a different command
-    Moonshine's snap moved at most ``within``, asked about. A swap needs a Moonshine reading
+    reading below ``under`` (too unsure to be asked about, or a command never asked about in
+    its focus: ``rules.never_asked``) gives way to a different command Moonshine's snap moved
+    at most ``within``, asked about. A swap needs a Moonshine reading
     of ``SWAP_WORDS`` words or more. With ``loose``, the same command from both ears, Moonshine's
     snap beyond ``AGREE_WITHIN``, makes the confidence at least ``loose`` (in the band). With
     ``offer``, a different command Moonshine's snap moved at most ``OFFER_WITHIN`` that no
@@ -143,9 +144,7 @@ class SecondEar:
         elif self.veto and self._vetoed(heard, other, clear, meaning):
             conf *= rules.VETO_FACTOR
             details["second_ear_vetoed"] = 1.0
-        elif (rules.takes_second(conf, near, len(other.text.split()), deep, self.swap_below,
-                                 self.swap_under, self.rescue, self.word_for_word)
-              or self._answers(focus, heard, other, near, deep, meaning)):  # "no" to a question
+        elif self._takes_second(focus, heard, other, near, deep, meaning):
             by_name = by_a_name(meaning(other.text), meaning(heard.text))
             if by_name:
                 alternatives = ((heard.text, rules.DOUBTED), *alternatives)  # "cat or hat?"
@@ -186,6 +185,19 @@ class SecondEar:
         return (self._chatter(heard, other, clear) and not rules.held_to(heard, other)
                 and not rules.unclear(heard, other, bool(other.text)
                                       and kin(meaning(heard.text), meaning(other.text))))
+
+    def _takes_second(self, focus: str, heard: Heard, other: Heard, near: float, deep: bool,
+                      meaning: Meaning) -> bool:
+        """Whether Moonshine's different reading is the one asked about (``rules.takes_second``;
+        a first reading never asked about in ``focus`` counts as below every floor, when
+        Moonshine's could be asked about), or is the answer the open question asks for
+        (``_answers``: "no")."""
+        never = (rules.never_asked(focus, intent_of(meaning(heard.text)))
+                 and not rules.never_asked(focus, intent_of(meaning(other.text))))
+        return (rules.takes_second(0.0 if never else heard.confidence, near,
+                                   len(other.text.split()), deep, self.swap_below,
+                                   self.swap_under, self.rescue, self.word_for_word)
+                or self._answers(focus, heard, other, near, deep, meaning))
 
     def _answers(self, focus: str, heard: Heard, other: Heard, near: float, deep: bool,
                  meaning: Meaning) -> bool:

@@ -21,12 +21,14 @@ from banker.speech.ear_rules import (
     DOUBTED,
     VETO_FACTOR,
     agreed_confidence,
+    never_asked,
     nothing_within,
     steady,
     takes_second,
     vetoes,
 )
 from banker.speech.grammar import SpeechGrammar
+from banker.speech.meanings import intent_of
 from banker.speech.moonshine_asr import once, spoken_words
 
 
@@ -148,8 +150,10 @@ def outcome(r: Record, policy: Policy, judges: Judges) -> dict[str, Any]:
     words = len(r.ms_text.split())
 
     def swaps(below_band: bool) -> bool:  # the live rule (speech.ear_rules.takes_second)
-        return takes_second(r.ps_conf, r.ms_distance, words, below_band, policy.swap_below,
-                            policy.swap_under, policy.rescue)
+        never = (never_asked("any", intent_of(judges.meaning(r, r.ps_text)))  # a bid: "Sorry?"
+                 and not never_asked("any", intent_of(judges.meaning(r, r.ms_text))))
+        return takes_second(0.0 if never else r.ps_conf, r.ms_distance, words, below_band,
+                            policy.swap_below, policy.swap_under, policy.rescue)
 
     if band is not None and r.ps_text and band[0] <= r.ps_conf < band[1]:
         asked, secs, cpu = True, r.ps_s + r.ms_s, r.ps_cpu + r.ms_cpu

@@ -483,6 +483,40 @@ def test_one_word_rescues_a_first_reading_too_unsure_to_ask_about() -> None:
     assert not takes_second(0.79, 0.0, 1, False, SWAP_WITHIN, SWAP_UNDER, rescue)
 
 
+def test_a_bid_heard_with_no_auction_open_gives_way_to_a_near_second_reading(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """espeak-ng's "spin" (Jackpot, nothing asked: the focus "any"): pocketsphinx hears "bid
+    eight", over the confirm floor, but a bid with no auction open is never asked about
+    ("Sorry?"); Moonshine's "Stay in." snapped onto "spin" within ``RESCUE_WITHIN`` is asked
+    about instead (``never_asked``). With no command counted as never asked, the bid stays,
+    and the line is rejected."""
+    from banker.config import load_config
+    from banker.editions import load_edition
+    from banker.interpreter.hearing import CONFIRM_FLOOR
+    from banker.speech import ear_rules
+    from banker.speech.ear_rules import DOUBTED, RESCUE_UNDER, RESCUE_WITHIN
+    from banker.speech.engine import make_engine
+    from banker.tools.transcribe import NewGameJudge
+
+    jp = load_edition("jackpot")
+    grammar = SpeechGrammar(jp)
+    ears = make_engine(load_config(), jp, grammar=grammar)
+    judge = NewGameJudge(jp, matcher=grammar.matcher)
+    pcm = clips.pad(clips.speech("spin", clips.ESPEAK))
+    first = ears.first.recognize(pcm, "any")
+    assert first.text.startswith("bid") and first.confidence >= RESCUE_UNDER, first
+    assert judge.hear(first.text, first.confidence).decision == "reject"
+    second = ears.second.recognize(pcm, "any")
+    assert second.text == "spin" and second.details["snap_distance"] <= RESCUE_WITHIN, second
+    heard = ears.recognize(pcm, "any")
+    assert (heard.text, heard.confidence) == ("spin", DOUBTED), heard
+    v = judge.verdict(heard)
+    assert (v.intent, v.decision) == ("spin", "confirm") and v.confidence >= CONFIRM_FLOOR, v
+    monkeypatch.setattr(ear_rules, "REFUSED_IN_ANY", frozenset())
+    kept = ears.recognize(pcm, "any")
+    assert kept.text == first.text and judge.verdict(kept).decision == "reject", kept
+
+
 def test_a_command_the_first_ear_missed_is_asked_about_within_the_rescue_distance(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """espeak-ng's (en-gb-x-rp+f2) "put a hotel": pocketsphinx hears nothing; Moonshine
