@@ -128,13 +128,19 @@ class _Told:
         self.stale = False
         if self.early:
             self.conn.send(FirstReading(heard))
-            while self.conn.poll(0):
-                msg: ToChild = self.conn.recv()
-                if isinstance(msg, Stale):
-                    self.stale = True
-                else:
-                    self.pending.append(msg)
+            self.spoke_on()
         return heard
+
+    def spoke_on(self) -> bool:
+        """Whether the parent has said since the first reading that the audio is stale (an
+        early request only: a turn that has ended is never stale)."""
+        while self.early and not self.stale and self.conn.poll(0):
+            msg: ToChild = self.conn.recv()
+            if isinstance(msg, Stale):
+                self.stale = True
+            else:
+                self.pending.append(msg)
+        return self.stale
 
     def __getattr__(self, name: str) -> Any:  # ``prepare``, the grammar...: the ear's own
         return getattr(self.ear, name)
@@ -142,7 +148,8 @@ class _Told:
 
 class _Skipping:
     """The second of two ears, as the child runs it: it hears nothing of audio the parent
-    has said is stale (the player spoke on; the longer utterance is recognised next)."""
+    has said is stale (the player spoke on; the longer utterance is recognised next), and
+    stops listening when that is said while it listens."""
 
     def __init__(self, ear: Recognizer, told: _Told) -> None:
         self.ear, self.told = ear, told
@@ -150,9 +157,15 @@ class _Skipping:
 
     def recognize(self, pcm: Pcm, focus: str = "any", speaker: str = "",
                   raw: Pcm | None = None) -> Heard:
-        if self.told.stale:
-            return Heard("", 0.0, engine=self.engine, focus=focus)
-        return self.ear.recognize(pcm, focus, speaker, raw)
+        from banker.speech.moonshine_asr import Abandoned, abandoned_when
+
+        if not self.told.stale:
+            try:  # abandoned when the player speaks on while it listens
+                with abandoned_when(self.told.spoke_on):
+                    return self.ear.recognize(pcm, focus, speaker, raw)
+            except Abandoned:
+                pass
+        return Heard("", 0.0, engine=self.engine, focus=focus)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.ear, name)

@@ -3,7 +3,7 @@ endpointing does (``online-endpoint.h``: each rule a small piece of data saying 
 decoder must be in a final state, how sure it must be, and how much trailing silence ends
 the turn).
 
-While the player talks, the listener recognises at each pause (``listener.GUESS_AFTER_FRAMES``
+While the player talks, the listener recognises at each pause (``GUESS_AFTER_FRAMES``
 of silence); the first ear's reading of the audio so far is placed in the edition's command
 grammar for the focus:
 
@@ -32,6 +32,13 @@ from typing import Literal
 from banker.speech.automata import Fsa
 from banker.speech.protocols import Heard
 
+# A pause is read after 60 ms of silence (two frames), while the player may still go on:
+# with the room's level marking silence (``vad._Room``) that is ~80 ms after the last loud
+# sample, and the reading (~100-200 ms) is back about when the shortest rule's silence has
+# passed; three frames measured ~30 ms later at the median on the latency bench (2 runs of
+# 24 turns each way).
+GUESS_AFTER_FRAMES = 2
+
 State = Literal["final", "open", "incomplete", "outside", "pending"]
 STATES: tuple[State, ...] = ("final", "open", "incomplete", "outside", "pending")
 DETAIL = "grammar_end"  # ``Heard.details`` key: the reading's state, as its index in STATES
@@ -48,9 +55,9 @@ class EndRule:
     min_confidence: float = 0.0
 
 
-# A pause between two words of a command, as the detector measures it, reaches ~390 ms when
-# 300 ms of silence are put between them (the words' own soft edges are quiet frames too):
-# a reading that can go on waits past that.
+# A pause between two words of a command, as webrtcvad measures it, reaches ~390 ms when
+# 300 ms of silence are put between them (the words' own soft edges count as voiced; the
+# room's level measures ~300 ms in a quiet room): a reading that can go on waits past that.
 RULES: tuple[EndRule, ...] = (
     EndRule("complete", ("final",), 150, 0.75),
     EndRule("complete, unsure", ("final",), 450),

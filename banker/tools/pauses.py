@@ -19,12 +19,11 @@ from typing import Any
 import numpy as np
 
 from banker.speech.base import speech_span
-from banker.speech.endpoint import wait_for
+from banker.speech.endpoint import GUESS_AFTER_FRAMES, wait_for
 from banker.speech.protocols import Heard, Recognizer
 from banker.speech.vad import EndOfSpeech, VadSettings, frames_of, speech_only
 from banker.tools.clips import RATE, Pcm
 
-GUESS_AFTER_FRAMES = 3  # as the live listener: a pause is read after 90 ms of silence
 
 
 def word_gaps(pcm: Pcm, recognizer: Recognizer, text: str) -> list[float] | None:
@@ -110,7 +109,7 @@ def ends_early(pcm: Pcm, recognizer: Recognizer, speech_end: float,
         if det.feed(frame) is not None:
             break
         if det.in_speech and det.quiet_frames == GUESS_AFTER_FRAMES:
-            reading = recognizer.recognize(speech_only(det.utterance()), "any")
+            reading = recognizer.recognize(speech_only(det.utterance(), fill=True), "any")
         elif det.quiet_frames == 0:
             reading = None  # speaking again: the pause's reading is stale
         if det.wait(wait_for(reading)) is not None:

@@ -91,7 +91,8 @@ def test_a_whole_command_ends_the_turn_after_a_short_pause(recognizer: Any) -> N
 def test_an_unfinished_command_waits_longer(recognizer: Any) -> None:
     turn, _ = _listen(recognizer, clips.speech("pay rent on"))
     det = turn.listening.detector
-    assert det is not None and det.hangover_ms >= 450, det.hangover_ms
+    assert det is not None
+    assert det.hangover_ms >= 450, det.hangover_ms
     assert _silence_before_end(turn) >= 450
 
 
@@ -139,5 +140,30 @@ def test_the_recognisers_process_tells_the_first_reading_before_the_second_ear()
         rec.stale()  # nothing is being recognised: the child ignores it
         again = rec.recognize(clips.speech("pass go"), "any")
         assert again.text == "pass go"
+    finally:
+        rec.close()
+
+
+def test_a_second_opinion_on_a_pause_the_player_spoke_on_is_dropped() -> None:
+    """Talk the first ear can't read sends the second ear listening; told at the first
+    reading that the player spoke on, it stops (no opinion), so the rest of the command is
+    read next instead of waiting for it. Untold, the same audio gets its opinion."""
+    from banker.config import load_config
+    from banker.editions import load_edition
+    from banker.speech.asr_process import ProcessRecognizer
+
+    config = load_config(overrides={"asr.second_ear": "moonshine"})
+    config = dict(config, asr=dict(config.get("asr") or {}, second_ear_wait=True))
+    rec = ProcessRecognizer(config, load_edition("voice-banking"))
+    pcm = clips.speech("pass me the dice please")
+    try:
+        assert rec.ready(120)
+        untold = rec.recognize_seen(pcm, "any", first=lambda _h: None)
+        assert untold.details.get("second_ear_confidence", 0.0) > 0.0
+        told = rec.recognize_seen(pcm, "any", first=lambda _h: rec.stale())
+        assert told.details.get("second_ear_confidence", 0.0) == 0.0
+        assert told.details.get("second_ear_seconds", 1.0) < 0.1
+        after = rec.recognize(clips.speech("pass go"), "any")  # the next request is answered
+        assert after.text == "pass go"
     finally:
         rec.close()

@@ -17,13 +17,12 @@ from dataclasses import dataclass, replace
 from banker.frontends.voice.trace import T0, save_utterance, trace
 from banker.speech import speaker_norm
 from banker.speech.denoise import LiveCleaner
-from banker.speech.endpoint import placed, rule_for, wait_for
+from banker.speech.endpoint import GUESS_AFTER_FRAMES, placed, rule_for, wait_for
 from banker.speech.protocols import NOTHING, AudioIn, AudioOut, Heard, Pcm, Recognizer
 from banker.speech.vad import EndOfSpeech, Utterance, VadSettings, speech_only
 
 LATE_BEEP = 0.3  # s: a listener starting later than this after the press doesn't beep
 ECHO_TAIL = 0.08  # s after the beep left the speaker that the microphone may still hear it
-GUESS_AFTER_FRAMES = 3  # 90 ms of silence after speech: start recognising (the hang-over runs on)
 
 
 @dataclass
@@ -40,9 +39,9 @@ class Listening:
     ended_at: float | None = None  # when the end of the turn was decided
     cut_off: bool = False  # the sound device went away: what was heard is dropped
     # Recognise at a pause, before the hang-over ends (saves ~0.2 s). That guess hears only
-    # 90 ms after the last voiced frame, the final decode 200 ms: a lone short word can come
-    # out differently ("dog" -> "yep" was measured), so joining, where a word is all there
-    # is and 0.2 s doesn't matter, waits for the whole utterance.
+    # 60 ms after the last sound (the rest of its tail filled in), the final decode 200 ms: a
+    # lone short word can come out differently ("dog" -> "yep" was measured), so joining,
+    # where a word is all there is and 0.2 s doesn't matter, waits for the whole utterance.
     early_guess: bool = True
     voice: str = ""  # the pressing player's speech start values (speaker_norm; "": none yet)
     # the end-of-turn rule the first ear's reading of the last pause gave (``endpoint``), and
@@ -197,13 +196,13 @@ def decodable(utt: Utterance, clean: LiveCleaner | None, final: bool) -> tuple[P
     """The speech to decode: the noise-filtered audio when the room is noisy, with the same
     speech as heard (None when the audio is unfiltered), so the recogniser judges the room
     as it does when it filters a file itself, and the second ear hears what it does best."""
-    raw = speech_only(utt)
+    raw = speech_only(utt, fill=not final)
     if clean is None or not clean.wanted(raw):
         trace("noise filter: " + ("not loaded" if clean is None else "not needed"))
         return raw, None
     trace("noise filter: on")
     audio = clean.finish(len(utt.audio)) if final else clean.so_far(len(utt.audio))
-    return speech_only(replace(utt, audio=audio)), raw
+    return speech_only(replace(utt, audio=audio), fill=not final), raw
 
 
 def _voice(ls: Listening, utt: Utterance) -> str:
