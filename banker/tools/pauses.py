@@ -25,7 +25,6 @@ from banker.speech.vad import EndOfSpeech, VadSettings, frames_of, speech_only
 from banker.tools.clips import RATE, Pcm
 
 
-
 def word_gaps(pcm: Pcm, recognizer: Recognizer, text: str) -> list[float] | None:
     """Seconds into ``pcm`` between each two words of ``text`` (None when the first ear's
     reading of the clip is not ``text``, so its word times can't be trusted)."""
