@@ -49,9 +49,12 @@ FEATURES = (
     "second_said", "second_conf", "second_snap", "second_free_words", "second_held",
     "from_first", "from_second", "both", "match", "match_margin", "legal",
     "risk_money", "risk_low", "risk_opens", "filtered", "filtered_db", "words", "contradicted",
-    "alone",
+    "alone", "agreed_far", "held_agrees", "held_elsewhere",
 )
 Act = Literal["act", "ask", "choose", "sorry"]
+# the first ear's per-frame scores brought to about 0-1 (their spread on the corpus, see
+# ``features``): units, not fitted values
+MARGIN_SCALE, WORST_SCALE = 10.0, 20.0
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,9 @@ class Ear:
     text: str
     confidence: float
     details: Mapping[str, float]
+    # a reading the ear found and did not take: Moonshine's search held to the grammar, when
+    # its free words snapped elsewhere or to nothing (``Heard.alternatives``)
+    held: str = ""
 
 
 @dataclass(frozen=True)
@@ -79,6 +85,7 @@ class Candidate:
     risk: str
     legal: bool
     words: int
+    from_held: bool = False  # the second ear's held reading means it (``Ear.held``)
 
 
 def _clip(x: float, lo: float, hi: float) -> float:
@@ -93,8 +100,10 @@ def features(first: Ear, second: Ear, c: Candidate) -> list[float]:
         1.0,
         first.confidence if first.text else 0.0,
         float(bool(first.text)),
-        _clip(d1.get("margin", 0.0) / 100.0, -3.0, 3.0) if first.text else 0.0,
-        _clip(d1.get("worst", 0.0) / 1000.0, -5.0, 0.0) if first.text else 0.0,
+        # pocketsphinx's scores are per speech frame, in thousandths of its log units: the
+        # margin to the phone loop runs about -7 to 0 on the corpus, the worst word -17 to -2
+        _clip(d1.get("margin", 0.0) / MARGIN_SCALE, -1.5, 1.5) if first.text else 0.0,
+        _clip(d1.get("worst", 0.0) / WORST_SCALE, -1.0, 0.0) if first.text else 0.0,
         _clip(d1.get("fill", 0.0), 0.0, 1.0) if first.text else 0.0,
         float(bool(second.text)),
         second.confidence if second.text else 0.0,
@@ -118,6 +127,14 @@ def features(first: Ear, second: Ear, c: Candidate) -> list[float]:
               or (c.from_second and not c.from_first and bool(first.text))),
         # the other ear heard no words at all
         float((c.from_first and not second.text) or (c.from_second and not first.text)),
+        # both ears read it, but Moonshine's words had to move far to fit the grammar: the two
+        # ears then agree because the grammar holds one phrase near the talk, not because the
+        # words were said ("the cat jumped on the table", both "the cat joins the game")
+        d2.get("snap_distance", 0.0) if c.from_first and c.from_second else 0.0,
+        # Moonshine's search held to the grammar (run when its free words snapped far or to
+        # nothing) found this command, or another reading (another command, a bare name)
+        float(c.from_held),
+        float(bool(second.held) and not c.from_held),
     ]
 
 

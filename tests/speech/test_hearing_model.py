@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from banker.speech.judge import COSTS, FEATURES, MODEL_PATH, Model, costs_of, decide
+from banker.speech.judge import COSTS, FEATURES, MODEL_PATH, Candidate, Ear, Model, costs_of, decide, features
 from banker.tools.hearing_fit import FEATURES_PATH, calibration, held_out, load_rows, model_of
 
 
@@ -96,3 +96,56 @@ def test_an_unknown_hearing_setting_is_one_sentence() -> None:
     assert load_config(overrides={"asr.hearing": "model"})["asr"]["hearing"] == "model"
     with pytest.raises(ConfigError, match=r"asr\.hearing"):
         load_config(overrides={"asr.hearing": "magic"})
+
+
+def _x(first: Ear, second: Ear, c: Candidate) -> dict[str, float]:
+    return dict(zip(FEATURES, features(first, second, c), strict=True))
+
+
+def _cand(first: bool, second: bool, held: bool = False) -> Candidate:
+    return Candidate("buy", (("property", "Baltic Avenue"),), first, second, 1.0, 100.0, "money",
+                     True, 3, held)
+
+
+def test_the_first_ears_per_frame_scores_span_about_one() -> None:
+    """pocketsphinx reports its margin to the phone loop and its worst word per speech frame
+    (about -7 to 0 and -17 to -2 on the corpus): a far margin weighs as much as a confidence,
+    not a hundredth of one."""
+    far = Ear("buy baltic avenue", 0.3, {"margin": -7.0, "worst": -16.0})
+    near = Ear("buy baltic avenue", 0.95, {"margin": -0.6, "worst": -2.0})
+    none = Ear("", 0.0, {})
+    x_far, x_near = _x(far, none, _cand(True, False)), _x(near, none, _cand(True, False))
+    assert x_far["first_margin"] <= -0.5 and x_far["first_worst"] <= -0.5
+    assert -0.1 <= x_near["first_margin"] < 0 and -0.15 <= x_near["first_worst"] < 0
+
+
+def test_two_ears_agreeing_after_a_far_snap_are_marked() -> None:
+    """Talk both ears bring to the same grammar phrase ("the cat jumped on the table", both
+    "the cat joins the game") agrees only as closely as Moonshine's words fit it."""
+    first = Ear("buy baltic avenue", 0.8, {})
+    far = Ear("buy baltic avenue", 0.7, {"snap_distance": 0.3})
+    assert _x(first, far, _cand(True, True))["agreed_far"] == pytest.approx(0.3)
+    assert _x(first, far, _cand(False, True))["agreed_far"] == 0.0
+    assert _x(first, Ear("buy baltic avenue", 1.0, {"snap_distance": 0.0}),
+              _cand(True, True))["agreed_far"] == 0.0
+
+
+def test_moonshines_held_reading_is_evidence_never_a_reading() -> None:
+    """The reading Moonshine's grammar-held search found and did not take backs the command it
+    means, counts against the others ("Baltic Avenue" said alone: held "baltic avenue", a bare
+    name, against pocketsphinx's "is baltic owned"), and is never acted on by itself."""
+    from banker.tools.hearing_fit import Readings
+
+    readings = Readings()
+    first = Ear("buy baltic avenue", 0.6, {})
+
+    def cands(second: Ear) -> list[tuple[str, bool, float]]:
+        return [(c.intent, c.from_held, _x(first, second, c)["held_elsewhere"])
+                for c in readings.candidates(first, second)]
+
+    assert cands(Ear("", 0.0, {}, held="buy baltic avenue")) == [("buy", True, 0.0)]
+    assert cands(Ear("", 0.0, {}, held="baltic avenue")) == [("buy", False, 1.0)]
+    assert cands(Ear("", 0.0, {})) == [("buy", False, 0.0)]
+    alone = [c.intent for c in readings.candidates(Ear("", 0.0, {}),
+                                                   Ear("", 0.0, {}, held="buy boardwalk"))]
+    assert alone == []
