@@ -49,7 +49,7 @@ FEATURES = (
     "second_said", "second_conf", "second_snap", "second_free_words", "second_held",
     "from_first", "from_second", "both", "match", "match_margin", "legal",
     "risk_money", "risk_low", "risk_opens", "filtered", "filtered_db", "words", "contradicted",
-    "alone", "agreed_far", "held_agrees", "held_elsewhere",
+    "alone", "agreed_far", "held_agrees", "held_elsewhere", "contradicted_sure",
 )
 Act = Literal["act", "ask", "choose", "sorry"]
 # the first ear's per-frame scores brought to about 0-1 (their spread on the corpus, see
@@ -96,6 +96,12 @@ def features(first: Ear, second: Ear, c: Candidate) -> list[float]:
     """The numbers the model weighs for candidate ``c`` (in ``FEATURES`` order), each scaled
     to about 0-1 so one regularisation fits all."""
     d1, d2 = first.details, second.details
+    # words heard, a command or not: Moonshine's free words that snapped to no command, and
+    # pocketsphinx's garbage path winning, are talk heard, not silence
+    heard1 = bool(first.text) or d1.get("garbage", 0.0) > 0
+    heard2 = bool(second.text) or d2.get("free_words", 0.0) > 0
+    contradicted = ((c.from_first and not c.from_second and heard2)
+                    or (c.from_second and not c.from_first and heard1))
     return [
         1.0,
         first.confidence if first.text else 0.0,
@@ -123,18 +129,20 @@ def features(first: Ear, second: Ear, c: Candidate) -> list[float]:
         d1.get("filtered_db", 0.0) / 100.0,
         min(c.words, 12) / 12.0,
         # the other ear heard words that mean something else (another command, or talk)
-        float((c.from_first and not c.from_second and bool(second.text))
-              or (c.from_second and not c.from_first and bool(first.text))),
+        float(contradicted),
         # the other ear heard no words at all
-        float((c.from_first and not second.text) or (c.from_second and not first.text)),
+        float((c.from_first and not heard2) or (c.from_second and not heard1)),
         # both ears read it, but Moonshine's words had to move far to fit the grammar: the two
         # ears then agree because the grammar holds one phrase near the talk, not because the
         # words were said ("the cat jumped on the table", both "the cat joins the game")
         d2.get("snap_distance", 0.0) if c.from_first and c.from_second else 0.0,
         # Moonshine's search held to the grammar (run when its free words snapped far or to
-        # nothing) found this command, or another reading (another command, a bare name)
-        float(c.from_held),
+        # nothing) found the first ear's command (Moonshine backing its own snapped reading is
+        # one ear twice, no news), or another reading (another command, a bare name)
+        float(c.from_held and not c.from_second),
         float(bool(second.held) and not c.from_held),
+        # how sure the other ear was of the other reading it heard
+        (second.confidence if c.from_first else first.confidence) if contradicted else 0.0,
     ]
 
 

@@ -149,3 +149,35 @@ def test_moonshines_held_reading_is_evidence_never_a_reading() -> None:
     alone = [c.intent for c in readings.candidates(Ear("", 0.0, {}),
                                                    Ear("", 0.0, {}, held="buy boardwalk"))]
     assert alone == []
+
+
+def test_talk_the_other_ear_heard_contradicts_a_reading() -> None:
+    """Moonshine's free words that snap to no command ("how many spaces was that") and
+    pocketsphinx's garbage path winning are talk heard, against the other ear's command: not
+    an ear that heard nothing."""
+    said = Ear("buy baltic avenue", 0.6, {})
+    talk2 = Ear("", 0.0, {"free_words": 5.0, "snap_distance": 0.49})
+    talk1 = Ear("", 0.0, {"garbage": 2.0})
+    silent = Ear("", 0.0, {"free_words": 0.0})
+    for first, second, c in ((said, talk2, _cand(True, False)), (talk1, said, _cand(False, True))):
+        x = _x(first, second, c)
+        assert (x["contradicted"], x["alone"]) == (1.0, 0.0)
+    x = _x(said, silent, _cand(True, False))
+    assert (x["contradicted"], x["alone"]) == (0.0, 1.0)
+
+
+def test_a_reading_contradicted_by_a_sure_ear_is_marked_by_how_sure() -> None:
+    """"Baltic Avenue" said alone, heard "is baltic owned" by pocketsphinx: Moonshine's sure
+    "baltic avenue" (no command) weighs more against it than an unsure reading would; and
+    Moonshine's held reading backing its own snapped reading is one ear twice, no news."""
+    said = Ear("buy baltic avenue", 0.7, {})
+    assert _x(said, Ear("baltic avenue", 0.95, {}), _cand(True, False))["contradicted_sure"] \
+        == pytest.approx(0.95)
+    assert _x(said, Ear("baltic avenue", 0.4, {}), _cand(True, False))["contradicted_sure"] \
+        == pytest.approx(0.4)
+    assert _x(said, said, _cand(True, True))["contradicted_sure"] == 0.0
+    held = Ear("buy baltic avenue", 0.65, {}, held="buy baltic avenue")
+    assert _x(Ear("", 0.0, {}), held, _cand(False, True, held=True))["held_agrees"] == 0.0
+    assert _x(said, held, _cand(True, True, held=True))["held_agrees"] == 0.0
+    assert _x(said, Ear("", 0.0, {}, held="buy baltic avenue"),
+              _cand(True, False, held=True))["held_agrees"] == 1.0
