@@ -49,7 +49,7 @@ FEATURES = (
     "second_said", "second_conf", "second_snap", "second_free_words", "second_held",
     "from_first", "from_second", "both", "match", "match_margin", "legal",
     "risk_money", "risk_low", "risk_opens", "filtered", "filtered_db", "words", "contradicted",
-    "alone", "agreed_far", "held_agrees", "held_elsewhere", "contradicted_sure",
+    "alone", "held_agrees", "held_elsewhere", "contradicted_sure",
 )
 Act = Literal["act", "ask", "choose", "sorry"]
 # the first ear's per-frame scores brought to about 0-1 (their spread on the corpus, see
@@ -132,10 +132,6 @@ def features(first: Ear, second: Ear, c: Candidate) -> list[float]:
         float(contradicted),
         # the other ear heard no words at all
         float((c.from_first and not heard2) or (c.from_second and not heard1)),
-        # both ears read it, but Moonshine's words had to move far to fit the grammar: the two
-        # ears then agree because the grammar holds one phrase near the talk, not because the
-        # words were said ("the cat jumped on the table", both "the cat joins the game")
-        d2.get("snap_distance", 0.0) if c.from_first and c.from_second else 0.0,
         # Moonshine's search held to the grammar (run when its free words snapped far or to
         # nothing) found the first ear's command (Moonshine backing its own snapped reading is
         # one ear twice, no news), or another reading (another command, a bare name)

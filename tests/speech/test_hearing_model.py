@@ -119,17 +119,6 @@ def test_the_first_ears_per_frame_scores_span_about_one() -> None:
     assert -0.1 <= x_near["first_margin"] < 0 and -0.15 <= x_near["first_worst"] < 0
 
 
-def test_two_ears_agreeing_after_a_far_snap_are_marked() -> None:
-    """Talk both ears bring to the same grammar phrase ("the cat jumped on the table", both
-    "the cat joins the game") agrees only as closely as Moonshine's words fit it."""
-    first = Ear("buy baltic avenue", 0.8, {})
-    far = Ear("buy baltic avenue", 0.7, {"snap_distance": 0.3})
-    assert _x(first, far, _cand(True, True))["agreed_far"] == pytest.approx(0.3)
-    assert _x(first, far, _cand(False, True))["agreed_far"] == 0.0
-    assert _x(first, Ear("buy baltic avenue", 1.0, {"snap_distance": 0.0}),
-              _cand(True, True))["agreed_far"] == 0.0
-
-
 def test_moonshines_held_reading_is_evidence_never_a_reading() -> None:
     """The reading Moonshine's grammar-held search found and did not take backs the command it
     means, counts against the others ("Baltic Avenue" said alone: held "baltic avenue", a bare
