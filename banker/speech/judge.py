@@ -49,9 +49,12 @@ FEATURES = (
     "second_said", "second_conf", "second_snap", "second_free_words", "second_held",
     "from_first", "from_second", "both", "match", "match_margin", "legal",
     "risk_money", "risk_low", "risk_opens", "filtered", "filtered_db", "words", "contradicted",
-    "alone",
+    "alone", "held_agrees", "held_elsewhere", "contradicted_sure",
 )
 Act = Literal["act", "ask", "choose", "sorry"]
+# the first ear's per-frame scores brought to about 0-1 (their spread on the corpus, see
+# ``features``): units, not fitted values
+MARGIN_SCALE, WORST_SCALE = 10.0, 20.0
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,9 @@ class Ear:
     text: str
     confidence: float
     details: Mapping[str, float]
+    # a reading the ear found and did not take: Moonshine's search held to the grammar, when
+    # its free words snapped elsewhere or to nothing (``Heard.alternatives``)
+    held: str = ""
 
 
 @dataclass(frozen=True)
@@ -79,6 +85,7 @@ class Candidate:
     risk: str
     legal: bool
     words: int
+    from_held: bool = False  # the second ear's held reading means it (``Ear.held``)
 
 
 def _clip(x: float, lo: float, hi: float) -> float:
@@ -89,12 +96,20 @@ def features(first: Ear, second: Ear, c: Candidate) -> list[float]:
     """The numbers the model weighs for candidate ``c`` (in ``FEATURES`` order), each scaled
     to about 0-1 so one regularisation fits all."""
     d1, d2 = first.details, second.details
+    # words heard, a command or not: Moonshine's free words that snapped to no command, and
+    # pocketsphinx's garbage path winning, are talk heard, not silence
+    heard1 = bool(first.text) or d1.get("garbage", 0.0) > 0
+    heard2 = bool(second.text) or d2.get("free_words", 0.0) > 0
+    contradicted = ((c.from_first and not c.from_second and heard2)
+                    or (c.from_second and not c.from_first and heard1))
     return [
         1.0,
         first.confidence if first.text else 0.0,
         float(bool(first.text)),
-        _clip(d1.get("margin", 0.0) / 100.0, -3.0, 3.0) if first.text else 0.0,
-        _clip(d1.get("worst", 0.0) / 1000.0, -5.0, 0.0) if first.text else 0.0,
+        # pocketsphinx's scores are per speech frame, in thousandths of its log units: the
+        # margin to the phone loop runs about -7 to 0 on the corpus, the worst word -17 to -2
+        _clip(d1.get("margin", 0.0) / MARGIN_SCALE, -1.5, 1.5) if first.text else 0.0,
+        _clip(d1.get("worst", 0.0) / WORST_SCALE, -1.0, 0.0) if first.text else 0.0,
         _clip(d1.get("fill", 0.0), 0.0, 1.0) if first.text else 0.0,
         float(bool(second.text)),
         second.confidence if second.text else 0.0,
@@ -114,10 +129,16 @@ def features(first: Ear, second: Ear, c: Candidate) -> list[float]:
         d1.get("filtered_db", 0.0) / 100.0,
         min(c.words, 12) / 12.0,
         # the other ear heard words that mean something else (another command, or talk)
-        float((c.from_first and not c.from_second and bool(second.text))
-              or (c.from_second and not c.from_first and bool(first.text))),
+        float(contradicted),
         # the other ear heard no words at all
-        float((c.from_first and not second.text) or (c.from_second and not first.text)),
+        float((c.from_first and not heard2) or (c.from_second and not heard1)),
+        # Moonshine's search held to the grammar (run when its free words snapped far or to
+        # nothing) found the first ear's command (Moonshine backing its own snapped reading is
+        # one ear twice, no news), or another reading (another command, a bare name)
+        float(c.from_held and not c.from_second),
+        float(bool(second.held) and not c.from_held),
+        # how sure the other ear was of the other reading it heard
+        (second.confidence if c.from_first else first.confidence) if contradicted else 0.0,
     ]
 
 

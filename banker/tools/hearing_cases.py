@@ -64,13 +64,13 @@ def _said(rec: Mapping[str, Any]) -> str:
 
 def rule_cases(records: Sequence[dict[str, Any]], truth: Mapping[str, corpus.Truth]) -> list[str]:
     """Every record the rules acted on wrongly (a command misheard, or talk)."""
-    from banker.tools.hearing_fit import _plain
+    from banker.tools.hearing_fit import ANSWERS, _plain
 
     out = []
     for r in records:
         t, m = truth[r["key"]], r["main"]
-        if m["decision"] != "accept":
-            continue
+        if m["decision"] != "accept" or (m["intent"] in ANSWERS and not m["choices"]):
+            continue  # an answer with nothing asked is "Sorry?" in ``play``, as the bench counts
         if (m["intent"], _plain(m["slots"])) == (t.intent, _plain(t.slots)):
             continue
         out.append(f"{r['key']:22} {r['cond']:10} said {t.text!r} -> {m['intent']} "

@@ -23,7 +23,7 @@ import hashlib
 import io
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +69,7 @@ class Readings:
         from banker.nlu.matcher import Recognized
 
         found: dict[tuple[str, tuple[tuple[str, str], ...]], Candidate] = {}
-        for ear, text in ((1, first.text), (2, second.text)):
+        for ear, text in ((1, first.text), (2, second.text), (3, second.held)):
             if not text:
                 continue
             m = self.judge.matcher.match(self.grammar.to_written(text))
@@ -78,6 +78,10 @@ class Readings:
             slots = tuple(sorted(m.slots.items()))
             key = (m.intent, _plain(slots))
             old = found.get(key)
+            if ear == 3:  # the held reading is evidence for a reading, never one of its own
+                if old is not None:
+                    found[key] = replace(old, from_held=True)
+                continue
             risk = self.judge.risk(m.intent)
             if risk == "money" and lacks_slot(m.slots, self.judge.session.policy.requires(m.intent)):
                 risk = "opens"
@@ -98,8 +102,17 @@ def _plain(slots: Any) -> tuple[tuple[str, str], ...]:
     return tuple(sorted((str(k), str(v)) for k, v in items))
 
 
-def _ear(d: dict[str, Any]) -> Ear:
-    return Ear(d["text"], float(d["confidence"] or 0.0), dict(d["details"]))
+def _ear(d: dict[str, Any], second: bool = False) -> Ear:
+    """A kept reading (``speech.base.Heard`` as a dict) as the judge takes it: for the second
+    ear, with the reading it held and did not take (``_held``)."""
+    return Ear(d["text"], float(d["confidence"] or 0.0), dict(d["details"]),
+               _held(d.get("alternatives")) if second else "")
+
+
+def _held(alternatives: Any) -> str:
+    """Moonshine's held reading not taken: its one alternative (pocketsphinx's n-best
+    alternatives, off by default, are not asked for)."""
+    return str(alternatives[0][0]) if alternatives else ""
 
 
 def rows_of(records: Sequence[dict[str, Any]], truth: Mapping[str, corpus.Truth]) -> list[Row]:
@@ -109,7 +122,7 @@ def rows_of(records: Sequence[dict[str, Any]], truth: Mapping[str, corpus.Truth]
     for r in records:
         ln = truth[r["key"]]
         want = (ln.intent, _plain(ln.slots))
-        first, second = _ear(r["first"]), _ear(r["second"])
+        first, second = _ear(r["first"]), _ear(r["second"], second=True)
         for c in readings.candidates(first, second):
             out.append(Row(ln.family, r["cond"], ln.key, c.risk, ln.intent == "none",
                            tuple(features(first, second, c)), (c.intent, _plain(c.slots)) == want))
@@ -203,7 +216,9 @@ class ModelJudge:
         from banker.interpreter.policy import plain
         from banker.tools.transcribe import Verdict
 
-        e1, e2 = (Ear(h.text, float(h.confidence or 0.0), dict(h.details)) for h in (first, second))
+        e1 = Ear(first.text, float(first.confidence or 0.0), dict(first.details))
+        e2 = Ear(second.text, float(second.confidence or 0.0), dict(second.details),
+                 _held(getattr(second, "alternatives", ())))
         scored = [(c, self.model.probability(features(e1, e2, c)))
                   for c in self.readings.candidates(e1, e2)]
         act, c, p = decide(scored)

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from banker.speech.judge import COSTS, FEATURES, MODEL_PATH, Model, costs_of, decide
+from banker.speech.judge import COSTS, FEATURES, MODEL_PATH, Candidate, Ear, Model, costs_of, decide, features
 from banker.tools.hearing_fit import FEATURES_PATH, calibration, held_out, load_rows, model_of
 
 
@@ -96,3 +96,77 @@ def test_an_unknown_hearing_setting_is_one_sentence() -> None:
     assert load_config(overrides={"asr.hearing": "model"})["asr"]["hearing"] == "model"
     with pytest.raises(ConfigError, match=r"asr\.hearing"):
         load_config(overrides={"asr.hearing": "magic"})
+
+
+def _x(first: Ear, second: Ear, c: Candidate) -> dict[str, float]:
+    return dict(zip(FEATURES, features(first, second, c), strict=True))
+
+
+def _cand(first: bool, second: bool, held: bool = False) -> Candidate:
+    return Candidate("buy", (("property", "Baltic Avenue"),), first, second, 1.0, 100.0, "money",
+                     True, 3, held)
+
+
+def test_the_first_ears_per_frame_scores_span_about_one() -> None:
+    """pocketsphinx reports its margin to the phone loop and its worst word per speech frame
+    (about -7 to 0 and -17 to -2 on the corpus): a far margin weighs as much as a confidence,
+    not a hundredth of one."""
+    far = Ear("buy baltic avenue", 0.3, {"margin": -7.0, "worst": -16.0})
+    near = Ear("buy baltic avenue", 0.95, {"margin": -0.6, "worst": -2.0})
+    none = Ear("", 0.0, {})
+    x_far, x_near = _x(far, none, _cand(True, False)), _x(near, none, _cand(True, False))
+    assert x_far["first_margin"] <= -0.5 and x_far["first_worst"] <= -0.5
+    assert -0.1 <= x_near["first_margin"] < 0 and -0.15 <= x_near["first_worst"] < 0
+
+
+def test_moonshines_held_reading_is_evidence_never_a_reading() -> None:
+    """The reading Moonshine's grammar-held search found and did not take backs the command it
+    means, counts against the others ("Baltic Avenue" said alone: held "baltic avenue", a bare
+    name, against pocketsphinx's "is baltic owned"), and is never acted on by itself."""
+    from banker.tools.hearing_fit import Readings
+
+    readings = Readings()
+    first = Ear("buy baltic avenue", 0.6, {})
+
+    def cands(second: Ear) -> list[tuple[str, bool, float]]:
+        return [(c.intent, c.from_held, _x(first, second, c)["held_elsewhere"])
+                for c in readings.candidates(first, second)]
+
+    assert cands(Ear("", 0.0, {}, held="buy baltic avenue")) == [("buy", True, 0.0)]
+    assert cands(Ear("", 0.0, {}, held="baltic avenue")) == [("buy", False, 1.0)]
+    assert cands(Ear("", 0.0, {})) == [("buy", False, 0.0)]
+    alone = [c.intent for c in readings.candidates(Ear("", 0.0, {}),
+                                                   Ear("", 0.0, {}, held="buy boardwalk"))]
+    assert alone == []
+
+
+def test_talk_the_other_ear_heard_contradicts_a_reading() -> None:
+    """Moonshine's free words that snap to no command ("how many spaces was that") and
+    pocketsphinx's garbage path winning are talk heard, against the other ear's command: not
+    an ear that heard nothing."""
+    said = Ear("buy baltic avenue", 0.6, {})
+    talk2 = Ear("", 0.0, {"free_words": 5.0, "snap_distance": 0.49})
+    talk1 = Ear("", 0.0, {"garbage": 2.0})
+    silent = Ear("", 0.0, {"free_words": 0.0})
+    for first, second, c in ((said, talk2, _cand(True, False)), (talk1, said, _cand(False, True))):
+        x = _x(first, second, c)
+        assert (x["contradicted"], x["alone"]) == (1.0, 0.0)
+    x = _x(said, silent, _cand(True, False))
+    assert (x["contradicted"], x["alone"]) == (0.0, 1.0)
+
+
+def test_a_reading_contradicted_by_a_sure_ear_is_marked_by_how_sure() -> None:
+    """"Baltic Avenue" said alone, heard "is baltic owned" by pocketsphinx: Moonshine's sure
+    "baltic avenue" (no command) weighs more against it than an unsure reading would; and
+    Moonshine's held reading backing its own snapped reading is one ear twice, no news."""
+    said = Ear("buy baltic avenue", 0.7, {})
+    assert _x(said, Ear("baltic avenue", 0.95, {}), _cand(True, False))["contradicted_sure"] \
+        == pytest.approx(0.95)
+    assert _x(said, Ear("baltic avenue", 0.4, {}), _cand(True, False))["contradicted_sure"] \
+        == pytest.approx(0.4)
+    assert _x(said, said, _cand(True, True))["contradicted_sure"] == 0.0
+    held = Ear("buy baltic avenue", 0.65, {}, held="buy baltic avenue")
+    assert _x(Ear("", 0.0, {}), held, _cand(False, True, held=True))["held_agrees"] == 0.0
+    assert _x(said, held, _cand(True, True, held=True))["held_agrees"] == 0.0
+    assert _x(said, Ear("", 0.0, {}, held="buy baltic avenue"),
+              _cand(True, False, held=True))["held_agrees"] == 1.0
