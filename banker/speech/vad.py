@@ -208,20 +208,19 @@ def speech_only(utt: Utterance, fill: bool = False) -> npt.NDArray[np.int16]:
     """The utterance without the long silences around it: the recogniser's time grows
     with the audio, and the wait after the beep or the hang-over adds nothing to it.
 
-    ``fill``: a pause read before its whole tail was heard (90 ms after the last sound)
+    ``fill``: a pause read before its whole tail was heard (60 ms after the last sound)
     gets the rest of ``TAIL_KEEP`` as the room sounds now (its last frame, repeated): the
     recogniser reads a short last word only with the quiet after it ("buy" was read as
     nothing with 100 ms of it, as "buy park" with the word's own fading end repeated)."""
     if utt.speech_start is None or utt.speech_end is None:
         return utt.audio
     a = max(0, int((utt.speech_start - LEAD_KEEP) * RATE))
-    end = int(utt.speech_end * RATE)
-    b = min(len(utt.audio), end + int(TAIL_KEEP * RATE))
-    short = end + int(TAIL_KEEP * RATE) - b
-    quiet = utt.audio[max(end, b - FRAME):b]
-    if not fill or short <= 0 or not len(quiet):
+    end, tail = int(utt.speech_end * RATE), int(TAIL_KEEP * RATE)
+    b = min(len(utt.audio), end + tail)
+    short = end + tail - b  # the tail not heard yet
+    if not fill or short <= 0 or b <= end:
         return utt.audio[a:b]
-    return np.concatenate([utt.audio[a:b], np.resize(quiet, short)])
+    return np.concatenate([utt.audio[a:b], np.resize(utt.audio[max(end, b - FRAME):b], short)])
 
 
 def frames_of(pcm: npt.NDArray[np.int16]) -> list[bytes]:
